@@ -1,0 +1,48 @@
+"""An app as the kit sees it: its name, operations, tables and how to seed them from a world."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from sqlmodel import Session, SQLModel
+
+from apps.kit.database import AppDatabase
+from apps.kit.operation import OperationSet
+
+
+@dataclass
+class App:
+    """Everything the kit needs to serve one app.
+
+    ``tables`` are the app's SQLModel table classes; ``ddl`` adds what SQLModel cannot express
+    (full-text indexes and their triggers); ``seed`` fills a fresh database from a loaded world.
+    """
+
+    name: str
+    title: str
+    operations: OperationSet
+    tables: list[type[SQLModel]]
+    seed: Callable[[Session, object], None]
+    source_dir: Path
+    ddl: list[str] = field(default_factory=list)
+
+    def build(self, world) -> AppDatabase:
+        """Create the app's pristine database for a world."""
+        db = AppDatabase.empty()
+        SQLModel.metadata.create_all(db.engine, tables=[t.__table__ for t in self.tables])
+        db.execute_script(self.ddl)
+        with db.session() as session:
+            self.seed(session, world)
+            session.commit()
+        db.conn.execute("vacuum")
+        return db
+
+    def code_hash(self) -> str:
+        """A digest of the app's source: a change to its models or seeding invalidates compiled worlds."""
+        digest = hashlib.sha256()
+        for path in sorted(self.source_dir.rglob("*.py")):
+            digest.update(path.read_bytes())
+        return digest.hexdigest()[:16]

@@ -1,0 +1,79 @@
+"""One app's state for one episode: an SQLite database in memory, cheap to clone, copy and digest."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from typing import Iterable
+
+from sqlalchemy import create_engine
+from sqlalchemy.pool import StaticPool
+from sqlmodel import Session
+
+# Tables whose content derives from others (full-text indexes) stay out of the digest.
+_DERIVED_SUFFIXES = ("_fts", "_fts_data", "_fts_idx", "_fts_content", "_fts_docsize", "_fts_config")
+
+
+class AppDatabase:
+    """An in-memory SQLite database with an SQLModel session factory over its one connection."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self._engine = None
+
+    @classmethod
+    def empty(cls) -> "AppDatabase":
+        return cls(sqlite3.connect(":memory:", check_same_thread=False))
+
+    @classmethod
+    def from_image(cls, image: bytes) -> "AppDatabase":
+        """Load a database from ``image()`` bytes; the copy is independent of the original."""
+        conn = sqlite3.connect(":memory:", check_same_thread=False)
+        conn.deserialize(image)
+        return cls(conn)
+
+    def image(self) -> bytes:
+        return self.conn.serialize()
+
+    def clone(self) -> "AppDatabase":
+        return AppDatabase.from_image(self.image())
+
+    @property
+    def engine(self):
+        if self._engine is None:
+            conn = self.conn
+            self._engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
+        return self._engine
+
+    def session(self) -> Session:
+        return Session(self.engine, expire_on_commit=False)
+
+    def changes(self) -> int:
+        """A counter of rows written so far; it moves exactly when a statement changed state."""
+        return self.conn.total_changes
+
+    def execute_script(self, statements: Iterable[str]) -> None:
+        for statement in statements:
+            self.conn.executescript(statement)
+        self.conn.commit()
+
+    def digest(self) -> str:
+        return digest_connection(self.conn)
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.dispose()
+        self.conn.close()
+
+
+def digest_connection(conn: sqlite3.Connection) -> str:
+    """SHA-256 over every row of every table, independent of row and table order."""
+    tables = [r[0] for r in conn.execute(
+        "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name")]
+    total = hashlib.sha256()
+    for table in tables:
+        if table.endswith(_DERIVED_SUFFIXES):
+            continue
+        rows = sorted(repr(row).encode() for row in conn.execute(f'select * from "{table}"'))
+        total.update(table.encode() + b"\0" + hashlib.sha256(b"\n".join(rows)).digest())
+    return total.hexdigest()

@@ -1,0 +1,169 @@
+"""Operations: one typed, documented function per app action, from which every surface is derived.
+
+An operation's first parameter is the injected ``Ctx`` (hidden from every schema); the rest are its
+arguments, each described in the docstring's ``Args:`` section. Its return annotation is its result
+schema. ``OperationSet.read`` and ``OperationSet.write`` register one and check it at import: a
+missing docstring, argument description or annotation raises ``OperationDefinitionError``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
+from pydantic import Field as PydanticField
+
+from apps.kit import docstrings
+from apps.kit.errors import Invalid
+
+
+class OperationDefinitionError(TypeError):
+    """An operation is not fully typed or documented."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    annotation: Any
+    default: Any
+    description: str
+
+    @property
+    def required(self) -> bool:
+        return self.default is inspect.Parameter.empty
+
+
+@dataclass
+class Operation:
+    app: str
+    name: str
+    fn: Callable[..., Any]
+    mutates: bool
+    description: str
+    params: list[Param]
+    result_type: Any
+    input_model: type[BaseModel] = field(init=False)
+
+    def __post_init__(self) -> None:
+        fields = {
+            p.name: (p.annotation, PydanticField(... if p.required else p.default, description=p.description))
+            for p in self.params
+        }
+        model_name = "".join(part.title() for part in self.qualified_name.split("_")) + "Input"
+        self.input_model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+        self._result = TypeAdapter(self.result_type)
+        self.output_schema, self.wrapped = self._object_schema()
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.app}_{self.name}"
+
+    @property
+    def summary(self) -> str:
+        return self.description.split("\n\n")[0].replace("\n", " ")
+
+    def input_schema(self) -> dict:
+        return self.input_model.model_json_schema()
+
+    def _object_schema(self) -> tuple[dict, bool]:
+        """An object schema, and whether a non-object result had to be wrapped as ``{"result": ...}``."""
+        schema = self._result.json_schema(mode="serialization")
+        if schema.get("type") == "object":
+            return schema, False
+        defs = schema.pop("$defs", None)
+        wrapped = {"type": "object", "properties": {"result": schema}, "required": ["result"]}
+        return ({**wrapped, "$defs": defs} if defs else wrapped), True
+
+    def structured(self, data: Any) -> dict:
+        """A dumped result as the JSON object MCP's structured content carries."""
+        return {"result": data} if self.wrapped else data
+
+    def validate(self, arguments: dict[str, Any] | None) -> dict[str, Any]:
+        """Check arguments against the signature; ``Invalid`` names the first bad field."""
+        if arguments is not None and not isinstance(arguments, dict):
+            raise Invalid("arguments must be a JSON object")
+        try:
+            model = self.input_model.model_validate(arguments or {})
+        except ValidationError as exc:
+            raise invalid_from(exc) from None
+        return {p.name: getattr(model, p.name) for p in self.params}
+
+    def dump(self, result: Any) -> Any:
+        return self._result.dump_python(result, mode="json")
+
+    def openai_tool(self) -> dict:
+        """The tool in the OpenAI function-calling format."""
+        return {
+            "type": "function",
+            "function": {"name": self.qualified_name, "description": self.description,
+                         "parameters": self.input_schema()},
+        }
+
+
+def invalid_from(exc: ValidationError) -> Invalid:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or None
+    message = first["msg"] if first["type"] != "extra_forbidden" else "is not an argument of this operation"
+    more = f" (and {len(exc.errors()) - 1} more problem(s))" if len(exc.errors()) > 1 else ""
+    return Invalid(f"{where}: {message}{more}" if where else message + more, field=where)
+
+
+class OperationSet:
+    """The operations of one app, registered by the ``read`` and ``write`` decorators."""
+
+    def __init__(self, app: str):
+        self.app = app
+        self.operations: dict[str, Operation] = {}
+
+    def read(self, fn: Callable) -> Callable:
+        return self._register(fn, mutates=False)
+
+    def write(self, fn: Callable) -> Callable:
+        return self._register(fn, mutates=True)
+
+    def include(self, other: "OperationSet") -> "OperationSet":
+        """Add another set's operations (an app may define its operations in several modules)."""
+        for name, op in other.operations.items():
+            if name in self.operations or other.app != self.app:
+                raise OperationDefinitionError(f"{other.app}.{name}: cannot be included in {self.app}")
+            self.operations[name] = op
+        return self
+
+    def __iter__(self):
+        return iter(self.operations.values())
+
+    def __getitem__(self, name: str) -> Operation:
+        return self.operations[name]
+
+    def _register(self, fn: Callable, mutates: bool) -> Callable:
+        where = f"{self.app}.{fn.__name__}"
+        if fn.__name__ in self.operations:
+            raise OperationDefinitionError(f"{where}: defined twice")
+        description, arg_docs = docstrings.parse(fn.__doc__)
+        if not description:
+            raise OperationDefinitionError(f"{where}: an operation needs a docstring")
+        hints = typing.get_type_hints(fn, include_extras=True)
+        if "return" not in hints:
+            raise OperationDefinitionError(f"{where}: an operation needs a return annotation")
+        params = [_param(where, p, hints, arg_docs) for p in list(inspect.signature(fn).parameters.values())[1:]]
+        unknown = set(arg_docs) - {p.name for p in params}
+        if unknown:
+            raise OperationDefinitionError(f"{where}: docstring describes unknown argument(s) {sorted(unknown)}")
+        self.operations[fn.__name__] = Operation(
+            app=self.app, name=fn.__name__, fn=fn, mutates=mutates,
+            description=description, params=params, result_type=hints["return"],
+        )
+        return fn
+
+
+def _param(where: str, p: inspect.Parameter, hints: dict, arg_docs: dict[str, str]) -> Param:
+    if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+        raise OperationDefinitionError(f"{where}: *args and **kwargs are not allowed")
+    if p.name not in hints:
+        raise OperationDefinitionError(f"{where}: argument {p.name!r} needs a type annotation")
+    if not arg_docs.get(p.name):
+        raise OperationDefinitionError(f"{where}: argument {p.name!r} is not described in the docstring's Args")
+    return Param(p.name, hints[p.name], p.default, arg_docs[p.name])

@@ -1,0 +1,33 @@
+"""Steps: the record of every operation called in an episode, from any surface."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Surface = Literal["rest", "mcp", "cli", "gui", "python", "replay"]
+
+
+class Step(BaseModel):
+    """One call of one operation: what was asked, what came back, and whether state changed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int
+    surface: Surface
+    app: str
+    operation: str
+    arguments: dict[str, Any]
+    result: Any = None
+    error: dict[str, Any] | None = None
+    mutates: bool
+    state_changed: bool
+    virtual_time: datetime
+    wall_time: datetime
+    duration_ms: float
+
+    @property
+    def tool(self) -> str:
+        return f"{self.app}_{self.operation}"

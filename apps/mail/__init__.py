@@ -1,0 +1,17 @@
+"""Mail: a Gmail clone. Mailboxes for every person, threads, labels, search, drafts, attachments."""
+
+from pathlib import Path
+
+from apps.kit import App, OperationSet
+from apps.mail import composing, models, operations
+from apps.mail.seed import seed
+
+APP = App(
+    name="mail",
+    title="Mail",
+    operations=OperationSet("mail").include(operations.ops).include(composing.ops),
+    tables=models.TABLES,
+    ddl=models.DDL,
+    seed=seed,
+    source_dir=Path(__file__).parent,
+)

@@ -1,0 +1,119 @@
+"""Composing and delivering mail inside the world.
+
+A sent message is filed in the sender's mailbox (SENT) and in every recipient's who is a person of
+the world (INBOX, UNREAD). Outside recipients get a row in the outbound log. An address at the
+company's own domain that belongs to nobody bounces back to the sender, as a real server would.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import select
+
+from apps.kit import Ctx, Invalid
+from apps.mail import models as m
+from apps.mail import schemas as s
+from apps.mail import store
+
+MAILER_DAEMON = "mailer-daemon"
+
+
+def new_message(ctx: Ctx, to: list[str], cc: list[str], bcc: list[str], subject: str, body: str,
+                html: str | None = None, parent: m.Message | None = None) -> m.Message:
+    person = ctx.world.people_by_email().get(ctx.actor)
+    msg = m.Message(
+        rfc_id="", sender=ctx.actor, sender_name=person.name if person else "",
+        to_addrs=m.join_addresses(store.check_addresses("to", to)),
+        cc_addrs=m.join_addresses(store.check_addresses("cc", cc)),
+        bcc_addrs=m.join_addresses(store.check_addresses("bcc", bcc)),
+        subject=subject, body_text=body, body_html=html, date=ctx.now,
+        in_reply_to=parent.rfc_id if parent else None,
+        references=" ".join(filter(None, [parent.references, parent.rfc_id])) if parent else "",
+    )
+    ctx.session.add(msg)
+    ctx.session.flush()
+    msg.rfc_id = f"<{ctx.now:%Y%m%d%H%M%S}.{msg.id}.{ctx.actor.split('@')[0]}@{ctx.world.domain}>"
+    return msg
+
+
+def attach(ctx: Ctx, msg: m.Message, files: list[s.NewAttachment]) -> None:
+    for new in files:
+        content = store.decode_attachment("attachments", new)
+        ctx.session.add(m.Attachment(message_id=msg.id, filename=new.filename, mime_type=new.mime_type,
+                                     size=len(content), content=content))
+
+
+def copy_attachments(ctx: Ctx, source: m.Message, target: m.Message) -> None:
+    for a in ctx.session.exec(select(m.Attachment).where(m.Attachment.message_id == source.id)):
+        ctx.session.add(m.Attachment(message_id=target.id, filename=a.filename, mime_type=a.mime_type,
+                                     size=a.size, content=a.content))
+
+
+def check_sendable(msg: m.Message) -> None:
+    if not (msg.to or msg.cc or msg.bcc):
+        raise Invalid("to: a message needs at least one recipient in to, cc or bcc", field="to")
+    if not msg.subject.strip() and not msg.body_text.strip():
+        raise Invalid("body: a message needs a subject or a body", field="body")
+
+
+def deliver(ctx: Ctx, msg: m.Message, sender_entry: m.Entry | None = None) -> m.Entry:
+    """File ``msg`` as sent by the actor and deliver it; returns the sender's entry."""
+    check_sendable(msg)
+    msg.date = ctx.now
+    ctx.session.add(msg)
+    if sender_entry is None:
+        sender_entry = store.file_message(ctx.session, ctx.actor, msg, ["SENT"])
+    else:
+        store.remove_labels(ctx.session, sender_entry.id, ["DRAFT"])
+        store.add_labels(ctx.session, sender_entry.id, ["SENT"])
+    people = ctx.world.people_by_email()
+    for recipient in dict.fromkeys(msg.to + msg.cc + msg.bcc):
+        if recipient == ctx.actor:
+            store.add_labels(ctx.session, sender_entry.id, ["INBOX", "UNREAD"])
+        elif recipient in people:
+            store.file_message(ctx.session, recipient, msg, ["INBOX", "UNREAD"])
+        elif recipient.endswith("@" + ctx.world.domain):
+            bounce(ctx, msg, recipient)
+        else:
+            ctx.session.add(m.Outbound(message_id=msg.id, recipient=recipient, sent_at=ctx.now))
+    return sender_entry
+
+
+def bounce(ctx: Ctx, original: m.Message, recipient: str) -> None:
+    notice = m.Message(
+        rfc_id=f"<bounce.{original.id}.{recipient}>", sender=f"{MAILER_DAEMON}@{ctx.world.domain}",
+        sender_name="Mail Delivery Subsystem", to_addrs=ctx.actor,
+        subject="Delivery Status Notification (Failure)",
+        body_text=(f"Address not found\n\nYour message wasn't delivered to {recipient} because the address "
+                   f"couldn't be found, or is unable to receive mail.\n\nOriginal subject: {original.subject}"),
+        date=ctx.now, in_reply_to=original.rfc_id, references=original.rfc_id,
+    )
+    ctx.session.add(notice)
+    ctx.session.flush()
+    store.file_message(ctx.session, ctx.actor, notice, ["INBOX", "UNREAD"])
+
+
+def reply_recipients(ctx: Ctx, msg: m.Message, reply_all: bool) -> tuple[list[str], list[str]]:
+    """Gmail's rules: reply goes to the sender (or, for your own message, to its recipients)."""
+    if msg.sender == ctx.actor:
+        to = msg.to
+        cc = msg.cc if reply_all else []
+    else:
+        to = [msg.sender] + ([a for a in msg.to if a != ctx.actor] if reply_all else [])
+        cc = [a for a in msg.cc if a != ctx.actor] if reply_all else []
+    return list(dict.fromkeys(to)), [a for a in dict.fromkeys(cc) if a not in to]
+
+
+def prefixed(prefix: str, subject: str) -> str:
+    return subject if subject.lower().startswith(prefix.lower()) else f"{prefix} {subject}"
+
+
+def quoted(msg: m.Message) -> str:
+    when = msg.date.strftime("%a, %b %d, %Y at %H:%M")
+    lines = "\n".join("> " + line for line in msg.body_text.splitlines())
+    return f"On {when}, {msg.sender_name or msg.sender} <{msg.sender}> wrote:\n{lines}"
+
+
+def forwarded(msg: m.Message) -> str:
+    return (f"---------- Forwarded message ---------\nFrom: {msg.sender_name} <{msg.sender}>\n"
+            f"Date: {msg.date:%a, %b %d, %Y at %H:%M}\nSubject: {msg.subject}\nTo: {', '.join(msg.to)}\n\n"
+            f"{msg.body_text}")

@@ -1,0 +1,313 @@
+"""Mail operations for reading and organising, as Gmail users know them (sending is in ``composing``).
+
+Every ``message_id`` is the id of a message in the acting user's own mailbox.
+"""
+
+from __future__ import annotations
+
+import base64
+
+from sqlmodel import delete, func, select
+
+from apps.kit import Conflict, Ctx, Invalid, NotFound, OperationSet
+from apps.mail import delivery, store
+from apps.mail import models as m
+from apps.mail import schemas as s
+from apps.mail.search import compile_query
+
+ops = OperationSet("mail")
+
+_HIDDEN = ("TRASH", "SPAM")
+_SETTABLE = {"INBOX", "STARRED", "IMPORTANT", "UNREAD"}
+
+
+@ops.read
+def search(ctx: Ctx, query: str = "", limit: int = 20, offset: int = 0) -> s.SearchResult:
+    """Search your mailbox with Gmail's operators, newest first (or by relevance for free text).
+
+    Operators: from: to: cc: bcc: subject: label: in: is:unread is:read is:starred is:important
+    has:attachment filename: before:YYYY/MM/DD after:YYYY/MM/DD older_than:3d newer_than:2m,
+    "quoted phrases", OR, - to negate, parentheses. Trash and spam are left out unless asked for.
+
+    Args:
+        query: Gmail search query, e.g. 'from:dana is:unread has:attachment'; empty lists everything.
+        limit: Most messages to return (1-100).
+        offset: Skip this many matches (for paging).
+    """
+    if not 1 <= limit <= 100:
+        raise Invalid("limit: must be between 1 and 100", field="limit")
+    if offset < 0:
+        raise Invalid("offset: must not be negative", field="offset")
+    q = compile_query(query, ctx.actor, ctx.now, ctx.world.timezone)
+    where = f"e.owner = ? and {q.where}"
+    params = [ctx.actor, *q.params]
+    if not q.include_hidden:
+        where += " and not exists (select 1 from mail_entry_label h where h.entry_id = e.id and h.label in (?, ?))"
+        params += list(_HIDDEN)
+    base = f"from mail_entry e join mail_message m on m.id = e.message_id where {where}"
+    conn = ctx.session.connection().connection.driver_connection
+    total = conn.execute(f"select count(*) {base}", params).fetchone()[0]
+    order, order_params = "m.date desc, e.id desc", []
+    if q.rank_terms:
+        order = ("(select bm25(mail_message_fts) from mail_message_fts where mail_message_fts match ? "
+                 "and rowid = m.id), " + order)
+        order_params = [" OR ".join(q.rank_terms)]
+    ids = [r[0] for r in conn.execute(f"select e.id {base} order by {order} limit ? offset ?",
+                                      [*params, *order_params, limit, offset])]
+    labels = store.labels_of(ctx.session, ids)
+    return s.SearchResult(total=total, messages=[
+        store.summary(ctx.session, ctx.session.get(m.Entry, i), labels[i]) for i in ids])
+
+
+@ops.read
+def get_message(ctx: Ctx, message_id: int) -> s.Message:
+    """Read one message in full: headers, body, labels and attachment list.
+
+    Args:
+        message_id: Id of the message in your mailbox (from search or a thread).
+    """
+    return store.detail(ctx.session, store.entry_of(ctx, message_id))
+
+
+@ops.read
+def get_thread(ctx: Ctx, thread_id: int) -> s.Thread:
+    """Read a whole conversation, oldest message first.
+
+    Args:
+        thread_id: Id of the thread (the thread_id of any of its messages).
+    """
+    thread = ctx.session.get(m.Thread, thread_id)
+    if thread is None or thread.owner != ctx.actor:
+        raise NotFound(f"no thread {thread_id} in your mailbox", field="thread_id")
+    entries = ctx.session.exec(
+        select(m.Entry).join(m.Message, m.Message.id == m.Entry.message_id)
+        .where(m.Entry.thread_id == thread_id).order_by(m.Message.date, m.Entry.id)).all()
+    return s.Thread(id=thread.id, subject=thread.subject, messages=[store.detail(ctx.session, e) for e in entries])
+
+
+@ops.read
+def get_attachment(ctx: Ctx, message_id: int, attachment_id: int) -> s.AttachmentContent:
+    """Download an attachment: text files come back as text, others base64-encoded.
+
+    Args:
+        message_id: Id of the message that carries the attachment.
+        attachment_id: Id of the attachment (from the message's attachment list).
+    """
+    entry = store.entry_of(ctx, message_id)
+    found = ctx.session.get(m.Attachment, attachment_id)
+    if found is None or found.message_id != entry.message_id:
+        raise NotFound(f"message {message_id} has no attachment {attachment_id}", field="attachment_id")
+    try:
+        encoding, content = "text", found.content.decode("utf-8")
+    except UnicodeDecodeError:
+        encoding, content = "base64", base64.b64encode(found.content).decode()
+    return s.AttachmentContent(id=found.id, filename=found.filename, mime_type=found.mime_type,
+                               size=found.size, encoding=encoding, content=content)
+
+
+@ops.read
+def list_labels(ctx: Ctx) -> list[s.LabelInfo]:
+    """List your system and user labels with how many messages (and unread ones) each holds."""
+    rows = ctx.session.exec(
+        select(m.EntryLabel.label, func.count()).join(m.Entry, m.Entry.id == m.EntryLabel.entry_id)
+        .where(m.Entry.owner == ctx.actor).group_by(m.EntryLabel.label)).all()
+    totals = dict(rows)
+    unread_rows = ctx.session.connection().exec_driver_sql(
+        "select l.label, count(*) from mail_entry_label l join mail_entry e on e.id = l.entry_id "
+        "where e.owner = ? and exists (select 1 from mail_entry_label u where u.entry_id = l.entry_id "
+        "and u.label = 'UNREAD') group by l.label", (ctx.actor,)).all()
+    unread = dict(unread_rows)
+    names = [(n, "system") for n in m.SYSTEM_LABELS] + [
+        (lab.name, "user") for lab in ctx.session.exec(select(m.Label).where(m.Label.owner == ctx.actor)
+                                                        .order_by(m.Label.name))]
+    return [s.LabelInfo(name=n, type=t, total=totals.get(n, 0), unread=unread.get(n, 0)) for n, t in names]
+
+
+@ops.write
+def create_label(ctx: Ctx, name: str) -> s.LabelInfo:
+    """Create a user label.
+
+    Args:
+        name: The label's name, e.g. 'Deals/Renewals'.
+    """
+    name = name.strip()
+    if not name or len(name) > 100:
+        raise Invalid("name: a label name has 1 to 100 characters", field="name")
+    if name.upper() in m.SYSTEM_LABELS or store.user_label(ctx, name):
+        raise Conflict(f"a label named {name!r} already exists", field="name")
+    ctx.session.add(m.Label(owner=ctx.actor, name=name))
+    return s.LabelInfo(name=name, type="user", total=0, unread=0)
+
+
+@ops.write
+def delete_label(ctx: Ctx, name: str) -> s.Removed:
+    """Delete a user label; its messages stay, without the label.
+
+    Args:
+        name: The user label to delete.
+    """
+    label = store.user_label(ctx, name)
+    if label is None:
+        raise NotFound(f"you have no label named {name!r}", field="name")
+    mine = select(m.Entry.id).where(m.Entry.owner == ctx.actor)
+    ctx.session.exec(delete(m.EntryLabel).where(m.EntryLabel.label == label.name, m.EntryLabel.entry_id.in_(mine)))
+    ctx.session.delete(label)
+    return s.Removed(removed=label.name)
+
+
+def _relabel(ctx: Ctx, message_ids: list[int], add=(), remove=()) -> s.Updated:
+    entries = store.entries_of(ctx, message_ids)
+    for entry in entries:
+        store.remove_labels(ctx.session, entry.id, list(remove))
+        store.add_labels(ctx.session, entry.id, list(add))
+    return s.Updated(updated=[e.id for e in entries])
+
+
+@ops.write
+def mark_read(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+    """Mark messages as read.
+
+    Args:
+        message_ids: Ids of messages in your mailbox.
+    """
+    return _relabel(ctx, message_ids, remove=["UNREAD"])
+
+
+@ops.write
+def mark_unread(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+    """Mark messages as unread.
+
+    Args:
+        message_ids: Ids of messages in your mailbox.
+    """
+    return _relabel(ctx, message_ids, add=["UNREAD"])
+
+
+@ops.write
+def star(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+    """Star messages.
+
+    Args:
+        message_ids: Ids of messages in your mailbox.
+    """
+    return _relabel(ctx, message_ids, add=["STARRED"])
+
+
+@ops.write
+def unstar(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+    """Remove the star from messages.
+
+    Args:
+        message_ids: Ids of messages in your mailbox.
+    """
+    return _relabel(ctx, message_ids, remove=["STARRED"])
+
+
+@ops.write
+def archive(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+    """Archive messages: take them out of the inbox; they stay searchable in All Mail.
+
+    Args:
+        message_ids: Ids of messages in your mailbox.
+    """
+    return _relabel(ctx, message_ids, remove=["INBOX"])
+
+
+@ops.write
+def move_to_inbox(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+    """Move archived messages back to the inbox.
+
+    Args:
+        message_ids: Ids of messages in your mailbox.
+    """
+    return _relabel(ctx, message_ids, add=["INBOX"], remove=["SPAM", "TRASH"])
+
+
+@ops.write
+def trash(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+    """Move messages to the trash (restore brings them back; delete_forever removes them).
+
+    Args:
+        message_ids: Ids of messages in your mailbox.
+    """
+    return _relabel(ctx, message_ids, add=["TRASH"], remove=["INBOX", "STARRED", "IMPORTANT"])
+
+
+@ops.write
+def restore(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+    """Take messages out of the trash, back to where they were (received mail returns to the inbox).
+
+    Args:
+        message_ids: Ids of messages in the trash.
+    """
+    entries = store.entries_of(ctx, message_ids)
+    for entry in entries:
+        labels = store.labels_of(ctx.session, [entry.id])[entry.id]
+        if "TRASH" not in labels:
+            raise Conflict(f"message {entry.id} is not in the trash", field="message_ids")
+        store.remove_labels(ctx.session, entry.id, ["TRASH"])
+        if ctx.session.get(m.Message, entry.message_id).sender != ctx.actor:
+            store.add_labels(ctx.session, entry.id, ["INBOX"])
+    return s.Updated(updated=[e.id for e in entries])
+
+
+@ops.write
+def delete_forever(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+    """Delete messages permanently. Only messages in the trash or spam can be deleted forever.
+
+    Args:
+        message_ids: Ids of messages in the trash or spam.
+    """
+    entries = store.entries_of(ctx, message_ids)
+    for entry in entries:
+        if not {"TRASH", "SPAM"} & set(store.labels_of(ctx.session, [entry.id])[entry.id]):
+            raise Conflict(f"message {entry.id} is not in the trash or spam; trash it first", field="message_ids")
+    for entry in entries:
+        ctx.session.exec(delete(m.EntryLabel).where(m.EntryLabel.entry_id == entry.id))
+        ctx.session.delete(entry)
+    return s.Updated(updated=[e.id for e in entries])
+
+
+@ops.write
+def mark_spam(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+    """Report messages as spam: they move to the spam folder.
+
+    Args:
+        message_ids: Ids of messages in your mailbox.
+    """
+    return _relabel(ctx, message_ids, add=["SPAM"], remove=["INBOX", "STARRED", "IMPORTANT"])
+
+
+@ops.write
+def add_label(ctx: Ctx, message_ids: list[int], label: str) -> s.Updated:
+    """Put a label on messages: a user label (create it first) or INBOX, STARRED, IMPORTANT, UNREAD.
+
+    Args:
+        message_ids: Ids of messages in your mailbox.
+        label: Name of the label.
+    """
+    return _relabel(ctx, message_ids, add=[_label_name(ctx, label)])
+
+
+@ops.write
+def remove_label(ctx: Ctx, message_ids: list[int], label: str) -> s.Updated:
+    """Take a label off messages.
+
+    Args:
+        message_ids: Ids of messages in your mailbox.
+        label: Name of the label.
+    """
+    return _relabel(ctx, message_ids, remove=[_label_name(ctx, label)])
+
+
+def _label_name(ctx: Ctx, label: str) -> str:
+    if label.upper() in _SETTABLE:
+        return label.upper()
+    if label.upper() in m.SYSTEM_LABELS:
+        raise Invalid(f"label: {label.upper()} is set by sending, drafting, trash or spam operations, "
+                      "not by labelling", field="label")
+    found = store.user_label(ctx, label)
+    if found is None:
+        raise NotFound(f"you have no label named {label!r}; create it with create_label first", field="label")
+    return found.name
+

@@ -1,0 +1,84 @@
+"""What mail operations take and return: the public shapes, separate from the tables."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Public(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NewAttachment(Public):
+    """A file to attach: give ``text`` for text files or ``content_base64`` for binary ones."""
+
+    filename: str = Field(min_length=1, max_length=255, description="File name shown to recipients")
+    mime_type: str = Field("application/octet-stream", description="MIME type, e.g. text/csv")
+    text: str | None = Field(None, description="The content of a text file")
+    content_base64: str | None = Field(None, description="The content of a binary file, base64-encoded")
+
+
+class AttachmentInfo(Public):
+    id: int
+    filename: str
+    mime_type: str
+    size: int
+
+
+class MessageSummary(Public):
+    id: int = Field(description="The message's id in this mailbox (use it in other operations)")
+    thread_id: int
+    sender: str
+    sender_name: str
+    to: list[str]
+    cc: list[str]
+    subject: str
+    snippet: str
+    date: datetime
+    labels: list[str]
+    unread: bool
+    starred: bool
+    has_attachments: bool
+
+
+class Message(MessageSummary):
+    bcc: list[str] = Field(description="Blind copies; visible only in the sender's own mailbox")
+    body: str
+    body_html: str | None
+    message_id: str = Field(description="The RFC 5322 Message-ID header")
+    in_reply_to: str | None
+    attachments: list[AttachmentInfo]
+
+
+class Thread(Public):
+    id: int
+    subject: str
+    messages: list[Message]
+
+
+class SearchResult(Public):
+    total: int = Field(description="How many messages match, beyond this page too")
+    messages: list[MessageSummary]
+
+
+class AttachmentContent(AttachmentInfo):
+    encoding: Literal["text", "base64"]
+    content: str
+
+
+class LabelInfo(Public):
+    name: str
+    type: Literal["system", "user"]
+    total: int
+    unread: int
+
+
+class Updated(Public):
+    updated: list[int] = Field(description="Ids of the messages that were changed")
+
+
+class Removed(Public):
+    removed: str

@@ -1,0 +1,136 @@
+"""Reading and writing mailboxes: lookups by owner, labels, threading, and turning rows into results."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections import defaultdict
+
+from sqlmodel import Session, delete, select
+
+from apps.kit import Ctx, Invalid, NotFound
+from apps.mail import models as m
+from apps.mail import schemas as s
+
+_ADDRESS = re.compile(r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")
+_SUBJECT_PREFIX = re.compile(r"^\s*((re|fw|fwd)\s*:\s*)+", re.IGNORECASE)
+
+
+def entry_of(ctx: Ctx, entry_id: int, field: str = "message_id") -> m.Entry:
+    """The acting user's message ``entry_id``; another person's message is as good as absent."""
+    entry = ctx.session.get(m.Entry, entry_id)
+    if entry is None or entry.owner != ctx.actor:
+        raise NotFound(f"no message {entry_id} in your mailbox", field=field)
+    return entry
+
+
+def entries_of(ctx: Ctx, entry_ids: list[int]) -> list[m.Entry]:
+    if not entry_ids:
+        raise Invalid("message_ids: give at least one message id", field="message_ids")
+    return [entry_of(ctx, i, "message_ids") for i in dict.fromkeys(entry_ids)]
+
+
+def labels_of(session: Session, entry_ids: list[int]) -> dict[int, list[str]]:
+    found: dict[int, list[str]] = defaultdict(list)
+    if entry_ids:
+        rows = session.exec(select(m.EntryLabel).where(m.EntryLabel.entry_id.in_(entry_ids)))
+        for row in rows:
+            found[row.entry_id].append(row.label)
+    return {i: sorted(found[i]) for i in entry_ids}
+
+
+def add_labels(session: Session, entry_id: int, labels: list[str]) -> None:
+    have = set(labels_of(session, [entry_id])[entry_id])
+    for label in labels:
+        if label not in have:
+            session.add(m.EntryLabel(entry_id=entry_id, label=label))
+            have.add(label)
+
+
+def remove_labels(session: Session, entry_id: int, labels: list[str]) -> None:
+    session.exec(delete(m.EntryLabel).where(m.EntryLabel.entry_id == entry_id, m.EntryLabel.label.in_(labels)))
+
+
+def user_label(ctx: Ctx, name: str) -> m.Label | None:
+    wanted = name.strip().lower()
+    for label in ctx.session.exec(select(m.Label).where(m.Label.owner == ctx.actor)):
+        if label.name.lower() == wanted:
+            return label
+    return None
+
+
+def check_addresses(field: str, addresses: list[str]) -> list[str]:
+    cleaned = []
+    for address in addresses:
+        address = address.strip().lower()
+        if not _ADDRESS.match(address):
+            raise Invalid(f"{field}: {address!r} is not an email address", field=field)
+        cleaned.append(address)
+    return list(dict.fromkeys(cleaned))
+
+
+def decode_attachment(field: str, new: s.NewAttachment) -> bytes:
+    if (new.text is None) == (new.content_base64 is None):
+        raise Invalid(f"{field}: give exactly one of text or content_base64 for {new.filename}", field=field)
+    if new.text is not None:
+        return new.text.encode()
+    try:
+        return base64.b64decode(new.content_base64, validate=True)
+    except (binascii.Error, ValueError):
+        raise Invalid(f"{field}: content_base64 of {new.filename} is not valid base64", field=field) from None
+
+
+def base_subject(subject: str) -> str:
+    return _SUBJECT_PREFIX.sub("", subject).strip()
+
+
+def thread_for(session: Session, owner: str, message: m.Message) -> int:
+    """The owner's thread this message belongs to (by In-Reply-To/References), or a new one."""
+    refs = [r for r in [message.in_reply_to, *message.references.split()] if r]
+    if refs:
+        found = session.exec(
+            select(m.Entry.thread_id).join(m.Message, m.Message.id == m.Entry.message_id)
+            .where(m.Entry.owner == owner, m.Message.rfc_id.in_(refs))
+        ).first()
+        if found is not None:
+            return found
+    thread = m.Thread(owner=owner, subject=base_subject(message.subject))
+    session.add(thread)
+    session.flush()
+    return thread.id
+
+
+def file_message(session: Session, owner: str, message: m.Message, labels: list[str]) -> m.Entry:
+    entry = m.Entry(owner=owner, message_id=message.id, thread_id=thread_for(session, owner, message))
+    session.add(entry)
+    session.flush()
+    add_labels(session, entry.id, labels)
+    return entry
+
+
+def summary(session: Session, entry: m.Entry, labels: list[str]) -> s.MessageSummary:
+    msg = session.get(m.Message, entry.message_id)
+    return s.MessageSummary(**_summary_fields(session, entry, msg, labels))
+
+
+def detail(session: Session, entry: m.Entry) -> s.Message:
+    msg = session.get(m.Message, entry.message_id)
+    labels = labels_of(session, [entry.id])[entry.id]
+    files = session.exec(select(m.Attachment).where(m.Attachment.message_id == msg.id).order_by(m.Attachment.id))
+    return s.Message(
+        **_summary_fields(session, entry, msg, labels),
+        bcc=msg.bcc if entry.owner == msg.sender else [],
+        body=msg.body_text, body_html=msg.body_html, message_id=msg.rfc_id, in_reply_to=msg.in_reply_to,
+        attachments=[s.AttachmentInfo(id=a.id, filename=a.filename, mime_type=a.mime_type, size=a.size) for a in files],
+    )
+
+
+def _summary_fields(session: Session, entry: m.Entry, msg: m.Message, labels: list[str]) -> dict:
+    has_files = session.exec(select(m.Attachment.id).where(m.Attachment.message_id == msg.id)).first() is not None
+    return dict(
+        id=entry.id, thread_id=entry.thread_id, sender=msg.sender, sender_name=msg.sender_name,
+        to=msg.to, cc=msg.cc, subject=msg.subject, snippet=" ".join(msg.body_text.split())[:140],
+        date=msg.date, labels=labels, unread="UNREAD" in labels, starred="STARRED" in labels,
+        has_attachments=has_files,
+    )

@@ -1,0 +1,10 @@
+"""The apps this simulator serves, by name. Add an app here and every surface serves it."""
+
+from apps.kit import App, Operation
+from apps.mail import APP as MAIL
+
+APPS: dict[str, App] = {app.name: app for app in (MAIL,)}
+
+
+def all_operations(apps: dict[str, App] = APPS) -> list[Operation]:
+    return [op for app in apps.values() for op in app.operations]

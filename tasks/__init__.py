@@ -1,0 +1,1 @@
+"""Task suites: prompts plus verifiers over final state and trajectory (to come)."""

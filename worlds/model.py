@@ -1,0 +1,114 @@
+"""The in-memory shape of a loaded world: what apps seed their pristine databases from."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Person(Strict):
+    """Someone who works at the company and owns a mailbox."""
+
+    name: str
+    email: str
+    title: str
+    team: str
+    manager: str | None = None
+
+
+class Outsider(Strict):
+    """Someone outside the company who appears in the data (a customer, a candidate, a vendor)."""
+
+    name: str
+    email: str
+    organisation: str
+    title: str | None = None
+
+
+class WorldInfo(Strict):
+    """The contents of ``world.yaml``."""
+
+    name: str
+    company: str
+    domain: str
+    now: datetime
+    timezone: str = "UTC"
+    default_actor: str
+    description: str = ""
+    people: list[Person]
+    outsiders: list[Outsider] = Field(default_factory=list)
+
+    def people_by_email(self) -> dict[str, Person]:
+        return {p.email: p for p in self.people}
+
+    @property
+    def now_utc(self) -> datetime:
+        """The world's "now" as an aware UTC time (a naive ``now`` is read in the world's time zone)."""
+        now = self.now if self.now.tzinfo else self.now.replace(tzinfo=ZoneInfo(self.timezone))
+        return now.astimezone(timezone.utc)
+
+
+class Attachment(Strict):
+    filename: str
+    mime_type: str
+    content: bytes
+
+
+class MailMessage(Strict):
+    """One message file (``.eml``) of the world's mail."""
+
+    source: str
+    message_id: str
+    sender: str
+    sender_name: str = ""
+    to: list[str]
+    cc: list[str] = Field(default_factory=list)
+    bcc: list[str] = Field(default_factory=list)
+    subject: str
+    date: datetime
+    in_reply_to: str | None = None
+    references: list[str] = Field(default_factory=list)
+    body_text: str
+    body_html: str | None = None
+    attachments: list[Attachment] = Field(default_factory=list)
+    draft: bool = False
+
+
+class Mailbox(Strict):
+    """Per-person mailbox state from ``mail/mailboxes.yaml``: user labels and labels on messages."""
+
+    labels: list[str] = Field(default_factory=list)
+    messages: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class MailData(Strict):
+    messages: list[MailMessage] = Field(default_factory=list)
+    mailboxes: dict[str, Mailbox] = Field(default_factory=dict)
+
+
+class World(Strict):
+    """A whole world: its info, each app's data, and a digest of its files (the compile cache key)."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    root: Path
+    info: WorldInfo
+    mail: MailData
+    content_hash: str
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    def person(self, email: str) -> Person | None:
+        return next((p for p in self.info.people if p.email == email.lower()), None)
+
+    def known_addresses(self) -> set[str]:
+        return {p.email for p in self.info.people} | {o.email for o in self.info.outsiders}
