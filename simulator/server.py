@@ -35,7 +35,7 @@ def allowed_hosts() -> list[str]:
 
 
 def build_app(store: EpisodeStore | None = None) -> "Gateway":
-    store = store or EpisodeStore()
+    store = store if store is not None else EpisodeStore()
     operations = all_operations(store.apps)
     mcp = build_server(operations, lambda ctx: store.get(ctx.request.scope["episode"]),
                        instructions=INSTRUCTIONS)

@@ -22,6 +22,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from worlds import crm, docs
 from worlds.model import Attachment, Mailbox, MailData, MailMessage, World, WorldInfo
 
 WORLDS_DIR = Path(__file__).parent
@@ -57,11 +58,14 @@ def load_world(name_or_path: str | Path) -> World:
     problems: list[str] = []
     info = _load_info(root, problems)
     mail = _load_mail(root, problems)
-    if info is not None:
-        _check_mail_people(info, mail, problems)
-    if problems or info is None:
+    if info is None:
         raise WorldError(root, problems)
-    return World(root=root, info=info, mail=mail, content_hash=content_hash(root))
+    _check_mail_people(info, mail, problems)
+    crm_data = crm.load(root, info, problems)
+    docs_data = docs.load(root, info, problems)
+    if problems:
+        raise WorldError(root, problems)
+    return World(root=root, info=info, mail=mail, crm=crm_data, docs=docs_data, content_hash=content_hash(root))
 
 
 def content_hash(root: Path) -> str:

@@ -8,6 +8,9 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from worlds.crm import CrmData
+from worlds.docs import DocsData
+
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -101,6 +104,8 @@ class World(Strict):
     root: Path
     info: WorldInfo
     mail: MailData
+    crm: CrmData
+    docs: DocsData
     content_hash: str
 
     @property

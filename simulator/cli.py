@@ -1,0 +1,73 @@
+"""``officeworld``: serve worlds (HTTP or stdio MCP) and measure them."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import anyio
+import typer
+import uvicorn
+
+from simulator.episodes import EpisodeStore
+
+cli = typer.Typer(help="officeworld: a company's apps as a sandbox for agents.", no_args_is_help=True,
+                  add_completion=False)
+
+
+@cli.command()
+def up(world: str = typer.Option("acme", help="World to compile ahead of the first episode"),
+       host: str = typer.Option("127.0.0.1", help="Address to listen on"),
+       port: int = typer.Option(8000, help="Port to listen on"),
+       episode: bool = typer.Option(True, help="Create one episode at start and print its URLs")) -> None:
+    """Serve the control API, per-episode REST and per-episode MCP in one process."""
+    from simulator.server import build_app
+
+    store = EpisodeStore()
+    compiled = store.world(world)
+    print(f"officeworld: world {world!r} ready ({len(compiled.world.info.people)} people, "
+          f"{len(compiled.world.mail.messages)} messages)", file=sys.stderr)
+    base = f"http://{host}:{port}"
+    if episode:
+        ep = store.create(world)
+        print(f"episode {ep.id} as {ep.actor}\n  MCP:  {base}/episodes/{ep.id}/mcp\n"
+              f"  REST: {base}/episodes/{ep.id}/api\n  CLI:  export OW_URL={base} OW_EPISODE={ep.id}",
+              file=sys.stderr)
+    print(f"control API: {base}/v1/episodes   (docs: {base}/docs)", file=sys.stderr)
+    uvicorn.run(build_app(store), host=host, port=port, log_level="warning")
+
+
+@cli.command()
+def mcp(world: str = typer.Option("acme", help="World to start the episode in"),
+        actor: str = typer.Option(None, "--as", help="Email of the person to act as (default: the world's)")) -> None:
+    """Serve one fresh episode over MCP on stdio (point a desktop MCP client at this command)."""
+    from mcp.server.stdio import stdio_server
+
+    from apps.kit.mcp import build_server
+    from simulator.registry import all_operations
+    from simulator.server import INSTRUCTIONS
+
+    store = EpisodeStore()
+    episode = store.create(world, actor)
+    server = build_server(all_operations(store.apps), lambda ctx: episode, instructions=INSTRUCTIONS)
+
+    async def serve() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(serve)
+
+
+@cli.command()
+def bench(world: str = typer.Option("acme", help="World to measure"),
+          repeat: int = typer.Option(200, help="Samples per figure")) -> None:
+    """Measure episode create/fork, operation and MCP latencies and memory; print JSON."""
+    from simulator.bench import run
+
+    print(json.dumps(run(world, repeat), indent=2))
+
+
+def main() -> None:
+    cli()
+if __name__ == "__main__":
+    main()

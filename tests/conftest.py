@@ -1,0 +1,71 @@
+"""Shared fixtures: a fresh small world per test, an episode store, and the ASGI app over it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from factories import make_world  # noqa: E402
+from simulator.episodes import EpisodeStore  # noqa: E402
+from simulator.server import build_app  # noqa: E402
+
+BASE_URL = "http://localhost:8000"
+
+
+@pytest.fixture
+def world_dir(tmp_path: Path) -> Path:
+    return make_world(tmp_path / "worlds")
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> EpisodeStore:
+    return EpisodeStore(cache_dir=tmp_path / "cache")
+
+
+@pytest.fixture
+def api(store: EpisodeStore):
+    """A TestClient over the whole server (control API, REST, MCP); Host is localhost for MCP."""
+    with TestClient(build_app(store), base_url=BASE_URL) as client:
+        yield client
+
+
+@pytest.fixture
+def episode(api: TestClient, world_dir: Path) -> dict:
+    response = api.post("/v1/episodes", json={"world": str(world_dir)})
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def call(api: TestClient, episode: dict, app: str, op: str, **arguments):
+    """Call an operation over REST; returns the response (status and JSON)."""
+    return api.post(f"/episodes/{episode['id']}/api/{app}/{op}", json=arguments)
+
+
+@pytest.fixture
+def live_server(store: EpisodeStore):
+    """The server on a free loopback port in a background thread; yields its base URL."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(build_app(store), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("server did not start")
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)

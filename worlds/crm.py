@@ -1,0 +1,317 @@
+"""The world's CRM data: one YAML file per object under ``crm/``, records keyed by a stable name.
+
+Layout (every file optional; each maps a key such as ``globex-logistics`` to a record)::
+
+    crm/accounts.yaml        name, owner, industry, type, parent (account key), billing {street, city,
+                             state, postal_code, country}, annual_revenue, employees, website, phone
+    crm/contacts.yaml        account, first_name, last_name, title, email, phone, reports_to (contact key)
+    crm/leads.yaml           first_name, last_name, company, status, source, owner, email, title
+    crm/opportunities.yaml   account, name, owner, stage, amount, close_date, probability, next_step,
+                             type, lead_source, loss_reason, history [{field, old, new, by, at}]
+    crm/cases.yaml           account, contact, subject, description, status, priority, origin, owner
+    crm/activities.yaml      tasks: {key: task}, events: {key: event}; each on ``related: <object>/<key>``
+    crm/notes.yaml           related, owner (the author), title, body
+
+Owners are people of the world; ``created`` times (naive ones in the world's zone) default to its now.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Literal
+from zoneinfo import ZoneInfo
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from apps.crm.picklists import (AccountType, CaseOrigin, CasePriority, CaseStatus, LeadSource, LeadStatus,
+                                OpportunityType, Stage, TaskPriority, TaskStatus)
+
+_KEY = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_EMAIL = re.compile(r"^[a-z0-9._%+'-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}$")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Billing(Strict):
+    street: str | None = None
+    city: str | None = None
+    state: str | None = None
+    postal_code: str | None = None
+    country: str | None = None
+
+
+class AccountRecord(Strict):
+    name: str
+    owner: str
+    industry: str | None = None
+    type: AccountType | None = None
+    parent: str | None = None
+    website: str | None = None
+    phone: str | None = None
+    billing: Billing = Field(default_factory=Billing)
+    annual_revenue: float | None = Field(None, ge=0)
+    employees: int | None = Field(None, ge=0)
+    description: str = ""
+    created: datetime | None = None
+
+
+class ContactRecord(Strict):
+    account: str | None = None
+    first_name: str = ""
+    last_name: str
+    title: str | None = None
+    email: str | None = None
+    phone: str | None = None
+    reports_to: str | None = None
+    owner: str | None = Field(None, description="Defaults to the account's owner")
+    lead_source: LeadSource | None = None
+    created: datetime | None = None
+
+
+class LeadRecord(Strict):
+    first_name: str = ""
+    last_name: str
+    company: str
+    owner: str
+    title: str | None = None
+    email: str | None = None
+    phone: str | None = None
+    status: LeadStatus = "New"
+    source: LeadSource | None = None
+    industry: str | None = None
+    description: str = ""
+    created: datetime | None = None
+
+
+class HistoryEntry(Strict):
+    field: Literal["stage", "amount", "close_date"]
+    old: str | float | date | None = None
+    new: str | float | date | None = None
+    by: str
+    at: datetime
+
+
+class OpportunityRecord(Strict):
+    account: str
+    name: str
+    owner: str
+    stage: Stage
+    amount: float | None = Field(None, ge=0)
+    close_date: date | None = None
+    probability: int | None = Field(None, ge=0, le=100)
+    next_step: str | None = None
+    type: OpportunityType | None = None
+    lead_source: LeadSource | None = None
+    loss_reason: str | None = None
+    description: str = ""
+    created: datetime | None = None
+    history: list[HistoryEntry] = Field(default_factory=list)
+
+
+class CaseRecord(Strict):
+    subject: str
+    owner: str
+    account: str | None = None
+    contact: str | None = None
+    description: str = ""
+    status: CaseStatus = "New"
+    priority: CasePriority = "Medium"
+    origin: CaseOrigin | None = None
+    created: datetime | None = None
+    closed: datetime | None = None
+
+
+class TaskRecord(Strict):
+    subject: str
+    owner: str
+    related: str | None = None
+    status: TaskStatus = "Not Started"
+    priority: TaskPriority = "Normal"
+    due: date | None = None
+    description: str = ""
+    created: datetime | None = None
+
+
+class EventRecord(Strict):
+    subject: str
+    owner: str
+    start: datetime
+    end: datetime
+    related: str | None = None
+    location: str | None = None
+    description: str = ""
+
+
+class NoteRecord(Strict):
+    related: str
+    owner: str
+    title: str
+    body: str = ""
+    created: datetime | None = None
+
+
+class CrmData(Strict):
+    accounts: dict[str, AccountRecord] = Field(default_factory=dict)
+    contacts: dict[str, ContactRecord] = Field(default_factory=dict)
+    leads: dict[str, LeadRecord] = Field(default_factory=dict)
+    opportunities: dict[str, OpportunityRecord] = Field(default_factory=dict)
+    cases: dict[str, CaseRecord] = Field(default_factory=dict)
+    tasks: dict[str, TaskRecord] = Field(default_factory=dict)
+    events: dict[str, EventRecord] = Field(default_factory=dict)
+    notes: dict[str, NoteRecord] = Field(default_factory=dict)
+
+
+_FILES = {"accounts": AccountRecord, "contacts": ContactRecord, "leads": LeadRecord,
+          "opportunities": OpportunityRecord, "cases": CaseRecord, "notes": NoteRecord}
+# The object named in ``related: <object>/<key>`` and the collection its key lives in.
+RELATED = {"account": "accounts", "contact": "contacts", "lead": "leads", "opportunity": "opportunities",
+           "case": "cases"}
+
+
+def _yaml(path: Path, where: str, problems: list[str]) -> dict:
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except yaml.YAMLError as exc:
+        problems.append(f"{where}: not valid YAML: {exc}")
+        return {}
+    if raw is not None and not isinstance(raw, dict):
+        problems.append(f"{where}: must map record keys to records")
+    return raw if isinstance(raw, dict) else {}
+
+
+def _records(raw: dict, where: str, model, problems: list[str]) -> dict:
+    records = {}
+    for key, body in raw.items():
+        if not _KEY.match(str(key)):
+            problems.append(f"{where}: {key}: keys are lower-case words joined by '-' (e.g. globex-logistics)")
+        try:
+            records[str(key)] = model.model_validate(body or {})
+        except ValidationError as exc:
+            problems.extend(f"{where}: {key}: {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+    return records
+
+
+def load(root: Path, info, problems: list[str]) -> CrmData:
+    """Read ``crm/`` of a world folder; append every problem found to ``problems``."""
+    folder = root / "crm"
+    if not folder.is_dir():
+        return CrmData()
+    found = {name: _records(_yaml(folder / f"{name}.yaml", f"crm/{name}.yaml", problems), f"crm/{name}.yaml",
+                            model, problems) for name, model in _FILES.items()}
+    activities = _yaml(folder / "activities.yaml", "crm/activities.yaml", problems)
+    for name, model in (("tasks", TaskRecord), ("events", EventRecord)):
+        found[name] = _records(activities.get(name) or {}, f"crm/activities.yaml: {name}", model, problems)
+    data = CrmData(**found)
+    _Checker(data, info, problems).run()
+    return data
+
+
+def local_time(moment: datetime | None, info) -> datetime:
+    """A world time as aware UTC: naive times are in the world's zone; none means the world's now."""
+    if moment is None:
+        return info.now_utc
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=ZoneInfo(info.timezone))
+    return moment.astimezone(timezone.utc)
+
+
+class _Checker:
+    """Every cross-reference and rule that a record's own shape cannot check."""
+
+    def __init__(self, data: CrmData, info, problems: list[str]):
+        self.data, self.info, self.problems = data, info, problems
+        self.people = {p.email for p in info.people}
+
+    def problem(self, file: str, key: str, text: str) -> None:
+        self.problems.append(f"crm/{file}: {key}: {text}")
+
+    def run(self) -> None:
+        d = self.data
+        for file, records in (("accounts.yaml", d.accounts), ("contacts.yaml", d.contacts), ("leads.yaml", d.leads),
+                              ("opportunities.yaml", d.opportunities), ("cases.yaml", d.cases),
+                              ("activities.yaml", d.tasks), ("activities.yaml", d.events), ("notes.yaml", d.notes)):
+            for key, record in records.items():
+                self.common(file, key, record)
+                getattr(self, f"check_{type(record).__name__.removesuffix('Record').lower()}")(file, key, record)
+
+    def common(self, file: str, key: str, r) -> None:
+        if r.owner is not None and r.owner not in self.people:
+            self.problem(file, key, f"owner {r.owner} is not a person of the world")
+        created = getattr(r, "created", None)
+        if created is not None and local_time(created, self.info) > self.info.now_utc:
+            self.problem(file, key, f"created {created} is after the world's now")
+        email = getattr(r, "email", None)
+        if email is not None and not _EMAIL.match(email):
+            self.problem(file, key, f"email {email!r} is not a lower-case email address")
+
+    def ref(self, file: str, key: str, what: str, collection: str, target: str | None) -> None:
+        if target is not None and target not in getattr(self.data, collection):
+            self.problem(file, key, f"{what} {target!r} is not a key in crm/{collection}.yaml")
+
+    def related(self, file: str, key: str, related: str | None) -> None:
+        if related is None:
+            return
+        kind, _, target = related.partition("/")
+        if kind not in RELATED:
+            self.problem(file, key, f"related {related!r} must be <{'|'.join(RELATED)}>/<key>")
+        else:
+            self.ref(file, key, "related", RELATED[kind], target)
+
+    def chain(self, file: str, key: str, what: str, records: dict, link: str) -> None:
+        seen, current = [key], getattr(records[key], link)
+        while current in records and current not in seen:
+            seen.append(current)
+            current = getattr(records[current], link)
+        if current in seen:
+            self.problem(file, key, f"{what} goes round in a circle ({' -> '.join(seen + [current])})")
+
+    def check_account(self, file: str, key: str, r: AccountRecord) -> None:
+        self.ref(file, key, "parent", "accounts", r.parent)
+        self.chain(file, key, "parent", self.data.accounts, "parent")
+
+    def check_contact(self, file: str, key: str, r: ContactRecord) -> None:
+        self.ref(file, key, "account", "accounts", r.account)
+        self.ref(file, key, "reports_to", "contacts", r.reports_to)
+        self.chain(file, key, "reports_to", self.data.contacts, "reports_to")
+        if r.owner is None and r.account is None:
+            self.problem(file, key, "a contact without an account needs an owner")
+
+    def check_lead(self, file: str, key: str, r: LeadRecord) -> None:
+        pass
+
+    def check_opportunity(self, file: str, key: str, r: OpportunityRecord) -> None:
+        self.ref(file, key, "account", "accounts", r.account)
+        if r.stage in ("Closed Won", "Closed Lost") and r.close_date is None:
+            self.problem(file, key, f"a {r.stage} opportunity needs a close_date")
+        if r.stage == "Closed Lost" and not (r.loss_reason or "").strip():
+            self.problem(file, key, "a Closed Lost opportunity needs a loss_reason")
+        for entry in r.history:
+            if entry.by not in self.people:
+                self.problem(file, key, f"history: {entry.by} is not a person of the world")
+            if local_time(entry.at, self.info) > self.info.now_utc:
+                self.problem(file, key, f"history: a change at {entry.at} is after the world's now")
+
+    def check_case(self, file: str, key: str, r: CaseRecord) -> None:
+        self.ref(file, key, "account", "accounts", r.account)
+        self.ref(file, key, "contact", "contacts", r.contact)
+        contact = self.data.contacts.get(r.contact) if r.contact else None
+        if contact and r.account and contact.account not in (None, r.account):
+            self.problem(file, key, f"contact {r.contact} works at {contact.account}, not {r.account}")
+        if (r.status == "Closed") != (r.closed is not None):
+            self.problem(file, key, "a case has a 'closed' time exactly when its status is Closed")
+
+    def check_task(self, file: str, key: str, r: TaskRecord) -> None:
+        self.related(file, f"tasks: {key}", r.related)
+
+    def check_event(self, file: str, key: str, r: EventRecord) -> None:
+        self.related(file, f"events: {key}", r.related)
+        if local_time(r.end, self.info) <= local_time(r.start, self.info):
+            self.problem(file, f"events: {key}", "an event must end after it starts")
+
+    def check_note(self, file: str, key: str, r: NoteRecord) -> None:
+        self.related(file, key, r.related)
