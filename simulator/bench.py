@@ -1,0 +1,128 @@
+"""Figures for one world: episode create and fork, operation latency, MCP latency, memory per episode.
+
+Printed as JSON by ``officeworld bench``; nothing here asserts a timing. Targets to work toward on a
+2-core machine: create and fork under 1 ms median, an in-process op under 50 µs, an MCP call under
+2 ms, under 2 MB per live episode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import platform
+import socket
+import statistics
+import threading
+import time
+from typing import Callable
+
+from apps.kit.invoker import invoke
+from simulator.episodes import EpisodeStore
+
+# One representative call per app; an app missing from the registry is skipped.
+PROBES: dict[str, list[tuple[str, dict]]] = {
+    "mail": [("get_message", {"message_id": 1}), ("search", {"query": "renewal"}),
+             ("search", {"query": "from:me is:unread"}), ("star", {"message_ids": [1]})],
+}
+
+
+def _times(fn: Callable[[], object], repeat: int) -> dict:
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - started) * 1e6)
+    samples.sort()
+    return {"median_us": round(statistics.median(samples), 1),
+            "p90_us": round(samples[int(len(samples) * 0.9) - 1], 1), "samples": repeat}
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _ops(store: EpisodeStore, world: str, repeat: int) -> dict:
+    episode = store.create(world)
+    out = {}
+    for app, probes in PROBES.items():
+        if app not in store.apps:
+            continue
+        for name, args in probes:
+            op = store.apps[app].operations[name]
+            label = f"{app}.{name}" + (f"({args['query']})" if "query" in args else "")
+            out[label] = _times(lambda: invoke(episode, op, args, "python"), repeat)
+    return out
+
+
+def _memory(store: EpisodeStore, world: str, count: int = 100) -> dict:
+    gc.collect()
+    before = _rss_mb()
+    keep = []
+    for _ in range(count):
+        episode = store.create(world)
+        for app in store.apps:
+            episode.db(app)
+        invoke(episode, store.apps["mail"].operations["star"], {"message_ids": [1]}, "python")
+        keep.append(episode)
+    gc.collect()
+    return {"live_episodes": count, "mb_per_episode": round((_rss_mb() - before) / count, 3),
+            "image_mb": {app: round(len(img) / 2**20, 3) for app, img in store.world(world).images.items()}}
+
+
+def _mcp(store: EpisodeStore, world: str, repeat: int) -> dict:
+    import uvicorn
+    from mcp import Client
+
+    from simulator.server import build_app
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(build_app(store), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    episode = store.create(world)
+
+    async def measure() -> dict:
+        async with Client(f"http://127.0.0.1:{port}/episodes/{episode.id}/mcp") as client:
+            samples = []
+            for _ in range(repeat):
+                started = time.perf_counter()
+                await client.call_tool("mail_get_message", {"message_id": 1})
+                samples.append((time.perf_counter() - started) * 1e6)
+        samples.sort()
+        return {"median_us": round(statistics.median(samples), 1),
+                "p90_us": round(samples[int(len(samples) * 0.9) - 1], 1), "samples": repeat}
+
+    try:
+        return {"mail_get_message": asyncio.run(measure())}
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def run(world: str = "acme", repeat: int = 200) -> dict:
+    store = EpisodeStore()
+    started = time.perf_counter()
+    compiled = store.world(world)
+    load_s = time.perf_counter() - started
+    parent = store.create(world)
+    for app in store.apps:
+        parent.db(app)
+    invoke(parent, store.apps["mail"].operations["star"], {"message_ids": [1]}, "python")
+    return {
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "world": {"name": world, "people": len(compiled.world.info.people),
+                  "messages": len(compiled.world.mail.messages), "load_and_compile_s": round(load_s, 3)},
+        "episode_create": _times(lambda: store.create(world), repeat),
+        "episode_create_and_clone_all_apps": _times(
+            lambda: [store.create(world).db(app) for app in store.apps], repeat),
+        "episode_fork_touched": _times(lambda: store.fork(parent.id), repeat),
+        "op_in_process": _ops(store, world, repeat),
+        "mcp_call_loopback": _mcp(store, world, repeat),
+        "memory": _memory(store, world),
+    }
