@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from sqlmodel import delete, select
+from sqlmodel import delete
 
-from apps.kit import Ctx, Invalid, NotFound, OperationSet
+from apps.kit import Ctx, NotFound, OperationSet
 from apps.mail import delivery, store
 from apps.mail import models as m
 from apps.mail import schemas as s

@@ -101,7 +101,8 @@ class Outbound(SQLModel, table=True):
 TABLES = [Message, Attachment, Thread, Entry, EntryLabel, Label, Outbound]
 
 # Full-text index over messages, kept in step with mail_message by triggers.
-_FTS_VALUES = "new.id, new.subject, new.body_text, new.sender_name || ' ' || new.sender || ' ' || new.to_addrs || ' ' || new.cc_addrs"
+_FTS_VALUES = ("new.id, new.subject, new.body_text, "
+               "new.sender_name || ' ' || new.sender || ' ' || new.to_addrs || ' ' || new.cc_addrs")
 DDL = [
     "create virtual table mail_message_fts using fts5(subject, body, people, tokenize='porter unicode61')",
     f"""create trigger mail_message_ai after insert on mail_message begin

@@ -111,23 +111,24 @@ def file_message(session: Session, owner: str, message: m.Message, labels: list[
 
 def summary(session: Session, entry: m.Entry, labels: list[str]) -> s.MessageSummary:
     msg = session.get(m.Message, entry.message_id)
-    return s.MessageSummary(**_summary_fields(session, entry, msg, labels))
+    has_files = session.exec(select(m.Attachment.id).where(m.Attachment.message_id == msg.id)).first() is not None
+    return s.MessageSummary(**_summary_fields(entry, msg, labels, has_files))
 
 
 def detail(session: Session, entry: m.Entry) -> s.Message:
     msg = session.get(m.Message, entry.message_id)
     labels = labels_of(session, [entry.id])[entry.id]
-    files = session.exec(select(m.Attachment).where(m.Attachment.message_id == msg.id).order_by(m.Attachment.id))
+    files = session.exec(select(m.Attachment).where(m.Attachment.message_id == msg.id)
+                         .order_by(m.Attachment.id)).all()
     return s.Message(
-        **_summary_fields(session, entry, msg, labels),
+        **_summary_fields(entry, msg, labels, bool(files)),
         bcc=msg.bcc if entry.owner == msg.sender else [],
         body=msg.body_text, body_html=msg.body_html, message_id=msg.rfc_id, in_reply_to=msg.in_reply_to,
         attachments=[s.AttachmentInfo(id=a.id, filename=a.filename, mime_type=a.mime_type, size=a.size) for a in files],
     )
 
 
-def _summary_fields(session: Session, entry: m.Entry, msg: m.Message, labels: list[str]) -> dict:
-    has_files = session.exec(select(m.Attachment.id).where(m.Attachment.message_id == msg.id)).first() is not None
+def _summary_fields(entry: m.Entry, msg: m.Message, labels: list[str], has_files: bool) -> dict:
     return dict(
         id=entry.id, thread_id=entry.thread_id, sender=msg.sender, sender_name=msg.sender_name,
         to=msg.to, cc=msg.cc, subject=msg.subject, snippet=" ".join(msg.body_text.split())[:140],
