@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from apps.crm.picklists import (AccountType, CaseOrigin, CasePriority, CaseStatus, LeadSource, LeadStatus,
+from worlds.crm_picklists import (AccountType, CaseOrigin, CasePriority, CaseStatus, LeadSource, LeadStatus,
                                 OpportunityType, Stage, TaskPriority, TaskStatus)
 
 _KEY = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

@@ -12,6 +12,7 @@ import inspect
 import json
 import types
 import typing
+from datetime import date, datetime
 from typing import Any, Callable
 
 import typer
@@ -30,13 +31,22 @@ def _unwrap_optional(annotation) -> tuple[Any, bool]:
     return annotation, False
 
 
+def _plain(annotation) -> Any:
+    """The type a value is typed as on a command line: choices and dates are typed as text."""
+    if typing.get_origin(annotation) is typing.Literal and all(isinstance(a, str) for a in typing.get_args(annotation)):
+        return str
+    if annotation in (date, datetime):
+        return str
+    return annotation
+
+
 def _kind(annotation) -> tuple[str, Any]:
     """('scalar', type) | ('list', item type) | ('json', None)."""
-    annotation, _ = _unwrap_optional(annotation)
+    annotation = _plain(_unwrap_optional(annotation)[0])
     if annotation in _SCALARS:
         return "scalar", annotation
-    if typing.get_origin(annotation) is list and typing.get_args(annotation)[0] in _SCALARS:
-        return "list", typing.get_args(annotation)[0]
+    if typing.get_origin(annotation) is list and _plain(typing.get_args(annotation)[0]) in _SCALARS:
+        return "list", _plain(typing.get_args(annotation)[0])
     return "json", None
 
 

@@ -1,0 +1,159 @@
+"""CRM operations on leads: capture, work, qualify, and convert into account, contact and opportunity.
+
+A lead moves New -> Working -> Qualified or Unqualified and never back to New. Conversion, as in
+Salesforce, creates a contact (and a new account unless an existing one is chosen, and optionally an
+opportunity closing at the end of the quarter), moves the lead's activities to the contact, and
+leaves the lead Qualified, converted and read-only.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from sqlmodel import select
+
+from apps.crm import models as m
+from apps.crm import schemas as s
+from apps.crm import selling, store
+from worlds.crm_picklists import LeadSource, LeadStatus
+from apps.kit import Conflict, Ctx, Invalid, OperationSet
+
+ops = OperationSet("crm")
+
+
+@ops.read
+def get_lead(ctx: Ctx, lead_id: int) -> s.Lead:
+    """Read a lead.
+
+    Args:
+        lead_id: Id of the lead.
+    """
+    return store.lead(ctx, store.get(ctx, m.Lead, lead_id, "lead_id"))
+
+
+@ops.write
+def create_lead(ctx: Ctx, last_name: str, company: str, first_name: str = "", title: str | None = None,
+                email: str | None = None, phone: str | None = None, source: LeadSource | None = None,
+                industry: str | None = None, status: LeadStatus = "New", owner: str | None = None,
+                description: str = "") -> s.Lead:
+    """Create a lead: a person at a company who may become a customer.
+
+    Args:
+        last_name: Last name (required).
+        company: The lead's company (required).
+        first_name: First name.
+        title: Job title.
+        email: Email address.
+        phone: Phone number.
+        source: Where the lead came from.
+        industry: The company's industry.
+        status: Starting status (usually New).
+        owner: Address of the user who works the lead; defaults to you.
+        description: Free-text description.
+    """
+    lead = store.new(ctx, m.Lead, owner, last_name=store.required_text(last_name, "last_name"),
+                     company=store.required_text(company, "company"), first_name=first_name.strip(), title=title,
+                     email=store.email(email), phone=phone, source=source, industry=industry, status=status,
+                     description=description)
+    return store.lead(ctx, lead)
+
+
+def _editable(ctx: Ctx, lead_id: int) -> m.Lead:
+    lead = store.get(ctx, m.Lead, lead_id, "lead_id")
+    store.check_edit(ctx, lead, f"lead {lead.id} ({store.full_name(lead)}, {lead.company})")
+    if lead.is_converted:
+        raise Conflict(f"lead {lead.id} was converted on {lead.converted_at:%Y-%m-%d} and can no longer be "
+                       f"changed; work with contact {lead.converted_contact_id} instead", field="lead_id")
+    return lead
+
+
+@ops.write
+def update_lead(ctx: Ctx, lead_id: int, status: LeadStatus | None = None, first_name: str | None = None,
+                last_name: str | None = None, company: str | None = None, title: str | None = None,
+                email: str | None = None, phone: str | None = None, source: LeadSource | None = None,
+                industry: str | None = None, owner: str | None = None, description: str | None = None) -> s.Lead:
+    """Change a lead; fields left out keep their value. Only its owner or their managers may.
+
+    Args:
+        lead_id: Id of the lead.
+        status: New status; a lead never goes back to New.
+        first_name: New first name.
+        last_name: New last name.
+        company: New company.
+        title: New job title ('' clears it).
+        email: New email address ('' clears it).
+        phone: New phone number ('' clears it).
+        source: Where the lead came from.
+        industry: New industry ('' clears it).
+        owner: Reassign to this user.
+        description: New description.
+    """
+    lead = _editable(ctx, lead_id)
+    if status == "New" and lead.status != "New":
+        raise Invalid(f"status: a {lead.status} lead cannot go back to New", field="status")
+    values = dict(status=status, first_name=first_name, title=title, phone=phone, source=source,
+                  industry=industry, description=description)
+    values = {k: (None if v == "" and k not in ("first_name", "description") else v)
+              for k, v in values.items() if v is not None}
+    if last_name is not None:
+        values["last_name"] = store.required_text(last_name, "last_name")
+    if company is not None:
+        values["company"] = store.required_text(company, "company")
+    if email is not None:
+        values["email"] = store.email(email)
+    if owner is not None:
+        values["owner"] = store.person(ctx, owner)
+    lead.sqlmodel_update(values)
+    return store.lead(ctx, store.stamp(ctx, lead))
+
+
+def quarter_end(day: date) -> date:
+    first_of_next = date(day.year + (day.month > 9), (((day.month - 1) // 3 + 1) * 3) % 12 + 1, 1)
+    return first_of_next - timedelta(days=1)
+
+
+def _move_activities(ctx: Ctx, lead: m.Lead, contact: m.Contact) -> None:
+    for table in (m.Task, m.Event, m.Note):
+        for row in ctx.session.exec(select(table).where(table.related_object == "Lead",
+                                                        table.related_id == lead.id)):
+            row.related_object, row.related_id = "Contact", contact.id
+            ctx.session.add(row)
+
+
+@ops.write
+def convert_lead(ctx: Ctx, lead_id: int, account_id: int | None = None, create_opportunity: bool = True,
+                 opportunity_name: str | None = None, owner: str | None = None) -> s.Conversion:
+    """Convert a lead into a contact at an account (new or existing) and, optionally, an opportunity.
+
+    Args:
+        lead_id: Id of the lead to convert.
+        account_id: Attach the contact to this existing account instead of creating one named after the company.
+        create_opportunity: Also create an opportunity in Prospecting, closing at the end of this quarter.
+        opportunity_name: Name of the new opportunity; defaults to the company name followed by '-'.
+        owner: Owner of the new records; defaults to the lead's owner.
+    """
+    lead = _editable(ctx, lead_id)
+    if lead.status == "Unqualified":
+        raise Conflict(f"lead {lead.id} is Unqualified; set its status to Working before converting it",
+                       field="lead_id")
+    owner = store.person(ctx, owner or lead.owner)
+    if account_id is not None:
+        account = store.get(ctx, m.Account, account_id, "account_id")
+    else:
+        account = store.new(ctx, m.Account, owner, name=lead.company, industry=lead.industry, type="Prospect")
+    contact = store.new(ctx, m.Contact, owner, account_id=account.id, first_name=lead.first_name,
+                        last_name=lead.last_name, title=lead.title, email=lead.email, phone=lead.phone,
+                        lead_source=lead.source)
+    opportunity = None
+    if create_opportunity:
+        opportunity = selling.open_opportunity(
+            ctx, owner, account_id=account.id, name=opportunity_name or f"{lead.company}-", stage="Prospecting",
+            close_date=quarter_end(ctx.now.date()), lead_source=lead.source, type="New Customer")
+    _move_activities(ctx, lead, contact)
+    lead.sqlmodel_update(dict(status="Qualified", is_converted=True, converted_at=ctx.now,
+                              converted_account_id=account.id, converted_contact_id=contact.id,
+                              converted_opportunity_id=opportunity.id if opportunity else None))
+    store.stamp(ctx, lead)
+    return s.Conversion(lead=store.lead(ctx, lead), account=store.account(ctx, account),
+                        contact=store.contact(ctx, contact),
+                        opportunity=store.opportunity(ctx, opportunity) if opportunity else None)

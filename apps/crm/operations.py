@@ -1,0 +1,228 @@
+"""CRM operations on accounts, contacts and users (selling, service and activities have their own modules).
+
+Everyone may read every record; only a record's owner and the managers above the owner may edit it.
+In updates, an argument left out keeps its value and an empty string clears an optional text field.
+"""
+
+from __future__ import annotations
+
+from apps.crm import models as m
+from apps.crm import schemas as s
+from apps.crm import store
+from worlds.crm_picklists import AccountType
+from apps.kit import Ctx, Invalid, OperationSet
+
+ops = OperationSet("crm")
+
+
+@ops.read
+def list_users(ctx: Ctx) -> list[s.User]:
+    """List the company's users (the people who can own records) with their managers."""
+    return [s.User(email=p.email, name=p.name, title=p.title, team=p.team, manager=p.manager)
+            for p in ctx.world.people]
+
+
+@ops.read
+def get_account(ctx: Ctx, account_id: int) -> s.AccountDetail:
+    """Read an account with its contacts, opportunities and cases.
+
+    Args:
+        account_id: Id of the account.
+    """
+    a = store.get(ctx, m.Account, account_id, "account_id")
+    return s.AccountDetail(
+        **store.account(ctx, a).model_dump(),
+        contacts=[store.contact(ctx, c) for c in store.related(ctx, m.Contact, m.Contact.account_id, a.id,
+                                                                m.Contact.last_name)],
+        opportunities=[store.opportunity(ctx, o) for o in store.related(
+            ctx, m.Opportunity, m.Opportunity.account_id, a.id, m.Opportunity.close_date)],
+        cases=[store.case(ctx, c) for c in store.related(ctx, m.Case, m.Case.account_id, a.id, m.Case.created_at)],
+    )
+
+
+def _parent(ctx: Ctx, account: m.Account | None, parent_id: int | None) -> int | None:
+    if parent_id is None:
+        return None
+    parent = store.get(ctx, m.Account, parent_id, "parent_id")
+    seen = set()
+    while parent is not None and parent.id not in seen:
+        if account is not None and parent.id == account.id:
+            raise Invalid("parent_id: an account cannot be its own parent, directly or through others",
+                          field="parent_id")
+        seen.add(parent.id)
+        parent = ctx.session.get(m.Account, parent.parent_id) if parent.parent_id else None
+    return parent_id
+
+
+def _account_values(ctx: Ctx, account: m.Account | None, values: dict) -> dict:
+    store.non_negative(values.get("annual_revenue"), "annual_revenue")
+    store.non_negative(values.get("employees"), "employees")
+    if values.get("name") is not None:
+        values["name"] = store.required_text(values["name"], "name")
+    if values.get("parent_id") is not None:
+        _parent(ctx, account, values["parent_id"])
+    return {k: (None if v == "" else v) for k, v in values.items() if v is not None}
+
+
+@ops.write
+def create_account(ctx: Ctx, name: str, industry: str | None = None, type: AccountType | None = None,
+                   owner: str | None = None, parent_id: int | None = None, website: str | None = None,
+                   phone: str | None = None, billing_street: str | None = None, billing_city: str | None = None,
+                   billing_state: str | None = None, billing_postal_code: str | None = None,
+                   billing_country: str | None = None, annual_revenue: float | None = None,
+                   employees: int | None = None, description: str = "") -> s.Account:
+    """Create an account (a company you sell to or work with).
+
+    Args:
+        name: The company's name.
+        industry: Industry, e.g. 'Logistics'.
+        type: Relationship to the company.
+        owner: Address of the user who owns it; defaults to you.
+        parent_id: Id of the parent account, for subsidiaries.
+        website: Web address.
+        phone: Main phone number.
+        billing_street: Billing address: street.
+        billing_city: Billing address: city.
+        billing_state: Billing address: state or province.
+        billing_postal_code: Billing address: postal code.
+        billing_country: Billing address: country.
+        annual_revenue: Annual revenue in dollars (not negative).
+        employees: Number of employees (not negative).
+        description: Free-text description.
+    """
+    values = _account_values(ctx, None, dict(
+        name=name, industry=industry, type=type, parent_id=parent_id, website=website, phone=phone,
+        billing_street=billing_street, billing_city=billing_city, billing_state=billing_state,
+        billing_postal_code=billing_postal_code, billing_country=billing_country,
+        annual_revenue=annual_revenue, employees=employees, description=description))
+    return store.account(ctx, store.new(ctx, m.Account, owner, **values))
+
+
+@ops.write
+def update_account(ctx: Ctx, account_id: int, name: str | None = None, industry: str | None = None,
+                   type: AccountType | None = None, owner: str | None = None, parent_id: int | None = None,
+                   website: str | None = None, phone: str | None = None, billing_street: str | None = None,
+                   billing_city: str | None = None, billing_state: str | None = None,
+                   billing_postal_code: str | None = None, billing_country: str | None = None,
+                   annual_revenue: float | None = None, employees: int | None = None,
+                   description: str | None = None) -> s.Account:
+    """Change an account's fields; fields left out keep their value. Only its owner or their managers may.
+
+    Args:
+        account_id: Id of the account.
+        name: New name.
+        industry: New industry ('' clears it).
+        type: New relationship type.
+        owner: Reassign to this user.
+        parent_id: New parent account id.
+        website: New web address ('' clears it).
+        phone: New phone number ('' clears it).
+        billing_street: New billing street.
+        billing_city: New billing city.
+        billing_state: New billing state or province.
+        billing_postal_code: New billing postal code.
+        billing_country: New billing country.
+        annual_revenue: New annual revenue (not negative).
+        employees: New number of employees (not negative).
+        description: New description.
+    """
+    a = store.get(ctx, m.Account, account_id, "account_id")
+    store.check_edit(ctx, a, f"account {a.id} ({a.name})")
+    values = _account_values(ctx, a, dict(
+        name=name, industry=industry, type=type, parent_id=parent_id, website=website, phone=phone,
+        billing_street=billing_street, billing_city=billing_city, billing_state=billing_state,
+        billing_postal_code=billing_postal_code, billing_country=billing_country,
+        annual_revenue=annual_revenue, employees=employees))
+    if description is not None:
+        values["description"] = description
+    if owner is not None:
+        values["owner"] = store.person(ctx, owner)
+    a.sqlmodel_update(values)
+    return store.account(ctx, store.stamp(ctx, a))
+
+
+@ops.read
+def get_contact(ctx: Ctx, contact_id: int) -> s.Contact:
+    """Read a contact.
+
+    Args:
+        contact_id: Id of the contact.
+    """
+    return store.contact(ctx, store.get(ctx, m.Contact, contact_id, "contact_id"))
+
+
+def _reports_to(ctx: Ctx, contact: m.Contact | None, reports_to_id: int) -> int:
+    boss = store.get(ctx, m.Contact, reports_to_id, "reports_to_id")
+    seen = set()
+    while boss is not None and boss.id not in seen:
+        if contact is not None and boss.id == contact.id:
+            raise Invalid("reports_to_id: a contact cannot report to themselves, directly or through others",
+                          field="reports_to_id")
+        seen.add(boss.id)
+        boss = ctx.session.get(m.Contact, boss.reports_to_id) if boss.reports_to_id else None
+    return reports_to_id
+
+
+def _contact_values(ctx: Ctx, contact: m.Contact | None, values: dict) -> dict:
+    if values.get("account_id") is not None:
+        store.get(ctx, m.Account, values["account_id"], "account_id")
+    if values.get("reports_to_id") is not None:
+        _reports_to(ctx, contact, values["reports_to_id"])
+    if values.get("last_name") is not None:
+        values["last_name"] = store.required_text(values["last_name"], "last_name")
+    if values.get("email") is not None:
+        values["email"] = store.email(values["email"]) or ""
+    return {k: (None if v == "" and k != "first_name" else v) for k, v in values.items() if v is not None}
+
+
+@ops.write
+def create_contact(ctx: Ctx, last_name: str, account_id: int | None = None, first_name: str = "",
+                   title: str | None = None, email: str | None = None, phone: str | None = None,
+                   reports_to_id: int | None = None, owner: str | None = None) -> s.Contact:
+    """Create a contact, usually at an account.
+
+    Args:
+        last_name: Last name (required, as in Salesforce).
+        account_id: Id of the contact's account.
+        first_name: First name.
+        title: Job title.
+        email: Email address.
+        phone: Phone number.
+        reports_to_id: Id of the contact this one reports to.
+        owner: Address of the user who owns it; defaults to the account's owner, else you.
+    """
+    if owner is None and account_id is not None:
+        owner = store.get(ctx, m.Account, account_id, "account_id").owner
+    values = _contact_values(ctx, None, dict(
+        account_id=account_id, first_name=first_name.strip(), last_name=last_name, title=title, email=email,
+        phone=phone, reports_to_id=reports_to_id))
+    return store.contact(ctx, store.new(ctx, m.Contact, owner, **values))
+
+
+@ops.write
+def update_contact(ctx: Ctx, contact_id: int, account_id: int | None = None, first_name: str | None = None,
+                   last_name: str | None = None, title: str | None = None, email: str | None = None,
+                   phone: str | None = None, reports_to_id: int | None = None,
+                   owner: str | None = None) -> s.Contact:
+    """Change a contact's fields; fields left out keep their value. Only its owner or their managers may.
+
+    Args:
+        contact_id: Id of the contact.
+        account_id: Move the contact to this account.
+        first_name: New first name.
+        last_name: New last name.
+        title: New job title ('' clears it).
+        email: New email address ('' clears it).
+        phone: New phone number ('' clears it).
+        reports_to_id: Id of the contact this one now reports to.
+        owner: Reassign to this user.
+    """
+    c = store.get(ctx, m.Contact, contact_id, "contact_id")
+    store.check_edit(ctx, c, f"contact {c.id} ({store.full_name(c)})")
+    values = _contact_values(ctx, c, dict(
+        account_id=account_id, first_name=first_name, last_name=last_name, title=title, email=email,
+        phone=phone, reports_to_id=reports_to_id))
+    if owner is not None:
+        values["owner"] = store.person(ctx, owner)
+    c.sqlmodel_update(values)
+    return store.contact(ctx, store.stamp(ctx, c))

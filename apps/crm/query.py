@@ -1,0 +1,234 @@
+"""A small, safe subset of SOQL, compiled to parameterised SQL over one object.
+
+    SELECT field, ... | FIELDS(ALL) | COUNT()  FROM Object
+    [WHERE cond]  [ORDER BY field [ASC|DESC], ...]  [LIMIT n]  [OFFSET n]
+
+    cond  := term { AND term | OR term }    (AND binds tighter than OR)
+    term  := NOT term | ( cond ) | field op value | field [NOT] IN (value, ...) | field [NOT] LIKE 'pattern'
+    op    := = != <> < <= > >=              value := 'text' | number | YYYY-MM-DD | TRUE | FALSE | NULL | TODAY
+
+Field names come from the object's allowlist (``fields``); every value is bound as a parameter.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+
+from apps.crm import fields as f
+from apps.crm import models as m
+from apps.kit import Invalid
+
+_TOKEN = re.compile(r"""\s*(?:
+    (?P<str>'(?:[^'\\]|\\.)*')
+  | (?P<datetime>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))
+  | (?P<date>\d{4}-\d{2}-\d{2})
+  | (?P<num>-?\d+(?:\.\d+)?)
+  | (?P<op><=|>=|!=|<>|=|<|>)
+  | (?P<punct>[(),*])
+  | (?P<word>[A-Za-z_][\w.]*)
+)""", re.VERBOSE)
+_COMPARE = {"=": "=", "!=": "!=", "<>": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+MAX_LIMIT = 2000
+DEFAULT_LIMIT = 200
+
+
+def _bad(message: str) -> Invalid:
+    return Invalid(f"soql: {message}", field="soql")
+
+
+def tokenize(text: str) -> list[tuple[str, str]]:
+    tokens, pos = [], 0
+    text = text.strip()
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        if match is None or match.end() == pos:
+            raise _bad(f"cannot read {text[pos:pos + 20]!r}")
+        kind = match.lastgroup
+        tokens.append((kind, match.group(kind)))
+        pos = match.end()
+    return tokens
+
+
+@dataclass
+class Compiled:
+    object: str
+    select: list[f.QField]
+    count_only: bool = False
+    where: str = "1"
+    params: list = field(default_factory=list)
+    order: list[str] = field(default_factory=list)
+    limit: int = DEFAULT_LIMIT
+    offset: int = 0
+
+
+class Parser:
+    def __init__(self, text: str, today: date):
+        self.tokens = tokenize(text)
+        self.pos = 0
+        self.today = today
+
+    def peek(self, *words: str) -> bool:
+        if self.pos >= len(self.tokens):
+            return False
+        kind, value = self.tokens[self.pos]
+        return not words or (kind == "word" and value.upper() in words) or (kind != "word" and value in words)
+
+    def take(self, *words: str) -> tuple[str, str]:
+        if self.pos >= len(self.tokens):
+            raise _bad(f"ends too early; expected {' or '.join(words) or 'more'}")
+        if words and not self.peek(*words):
+            raise _bad(f"expected {' or '.join(words)} but found {self.tokens[self.pos][1]!r}")
+        self.pos += 1
+        return self.tokens[self.pos - 1]
+
+    def compile(self) -> Compiled:
+        self.take("SELECT")
+        fields_at = self.pos
+        while not self.peek("FROM"):
+            self.take()
+        self.take("FROM")
+        self.out = Compiled(object=self._object(self.take()[1]), select=[])
+        self._select(fields_at)
+        if self.peek("WHERE"):
+            self.take()
+            self.out.where = self._or()
+        if self.peek("ORDER"):
+            self._order()
+        self.out.limit = self._number("LIMIT", DEFAULT_LIMIT, MAX_LIMIT)
+        self.out.offset = self._number("OFFSET", 0, None)
+        if self.pos < len(self.tokens):
+            raise _bad(f"unexpected {self.tokens[self.pos][1]!r}")
+        return self.out
+
+    def _object(self, name: str) -> str:
+        found = next((o for o in m.OBJECTS if o.lower() == name.lower()), None)
+        if found is None:
+            raise _bad(f"unknown object {name!r}; query one of {', '.join(m.OBJECTS)}")
+        return found
+
+    def _field(self, name: str) -> f.QField:
+        found = f.field(self.out.object, name)
+        if found is None:
+            raise _bad(f"{self.out.object} has no field {name!r}; its fields: {', '.join(f.names(self.out.object))}")
+        return found
+
+    def _select(self, start: int) -> None:
+        words = [v for _, v in self.tokens[start:self.pos - 2] if v != ","]
+        if [w.upper() for w in words] in (["FIELDS", "(", "ALL", ")"], ["*"]):
+            self.out.select = list(f.FIELDS[self.out.object].values())
+        elif [w.upper() for w in words] == ["COUNT", "(", ")"]:
+            self.out.count_only = True
+        elif not words or any(w in "()" for w in words):
+            raise _bad("SELECT needs field names, FIELDS(ALL) or COUNT()")
+        else:
+            chosen = [self._field(w) for w in words]
+            self.out.select = list({q.name: q for q in [self._field("id"), *chosen]}.values())
+
+    def _or(self) -> str:
+        parts = [self._and()]
+        while self.peek("OR"):
+            self.take()
+            parts.append(self._and())
+        return parts[0] if len(parts) == 1 else "(" + " or ".join(parts) + ")"
+
+    def _and(self) -> str:
+        parts = [self._term()]
+        while self.peek("AND"):
+            self.take()
+            parts.append(self._term())
+        return parts[0] if len(parts) == 1 else "(" + " and ".join(parts) + ")"
+
+    def _term(self) -> str:
+        if self.peek("NOT"):
+            self.take()
+            return f"(not {self._term()})"
+        if self.peek("("):
+            self.take()
+            inner = self._or()
+            self.take(")")
+            return inner
+        kind, name = self.take()
+        if kind != "word":
+            raise _bad(f"expected a field name but found {name!r}")
+        q = self._field(name)
+        negated = self.peek("NOT") and bool(self.take())
+        if self.peek("IN"):
+            self.take()
+            return self._in(q, negated)
+        if self.peek("LIKE"):
+            self.take()
+            return self._bind(f"({'not ' if negated else ''}{q.sql} like ?)", self._value(q, like=True))
+        if negated:
+            raise _bad("NOT after a field name must be followed by IN or LIKE")
+        return self._compare(q)
+
+    def _compare(self, q: f.QField) -> str:
+        kind, op = self.take()
+        if kind != "op":
+            raise _bad(f"expected a comparison (=, !=, <, <=, >, >=, LIKE, IN) after {q.name} but found {op!r}")
+        value = self._value(q)
+        if value is None:
+            if op not in ("=", "!=", "<>"):
+                raise _bad(f"{q.name} {op} NULL: only = and != compare with NULL")
+            return f"({q.sql} is {'not ' if op != '=' else ''}null)"
+        return self._bind(f"({q.sql} {_COMPARE[op]} ?)", value)
+
+    def _in(self, q: f.QField, negated: bool) -> str:
+        self.take("(")
+        values = [self._value(q)]
+        while self.peek(","):
+            self.take()
+            values.append(self._value(q))
+        self.take(")")
+        marks = ", ".join("?" for _ in values)
+        return self._bind(f"({q.sql} {'not ' if negated else ''}in ({marks}))", *values)
+
+    def _value(self, q: f.QField, like: bool = False):
+        kind, raw = self.take()
+        if like and kind != "str":
+            raise _bad(f"LIKE on {q.name} needs a quoted pattern, e.g. '%acme%'")
+        if kind == "str":
+            return re.sub(r"\\(.)", r"\1", raw[1:-1])
+        if kind == "num":
+            return float(raw) if "." in raw else int(raw)
+        if kind == "date":
+            return raw
+        if kind == "datetime":
+            moment = datetime.fromisoformat(raw.replace("Z", "+00:00")).astimezone(timezone.utc)
+            return moment.strftime("%Y-%m-%d %H:%M:%S.%f")
+        words = {"TRUE": 1, "FALSE": 0, "NULL": None, "TODAY": self.today.isoformat()}
+        if kind == "word" and raw.upper() in words:
+            return words[raw.upper()]
+        raise _bad(f"expected a value for {q.name} but found {raw!r}; quote text values: '{raw}'")
+
+    def _bind(self, sql: str, *values) -> str:
+        self.out.params.extend(values)
+        return sql
+
+    def _order(self) -> None:
+        self.take("ORDER")
+        self.take("BY")
+        while True:
+            q = self._field(self.take()[1])
+            direction = self.take()[1].upper() if self.peek("ASC", "DESC") else "ASC"
+            self.out.order.append(f"{q.sql} {direction.lower()}")
+            if not self.peek(","):
+                break
+            self.take()
+
+    def _number(self, word: str, default: int, most: int | None) -> int:
+        if not self.peek(word):
+            return default
+        self.take()
+        kind, raw = self.take()
+        if kind != "num" or "." in raw or int(raw) < 0 or (most is not None and int(raw) > most):
+            raise _bad(f"{word} takes a whole number{f' up to {most}' if most else ''}, not {raw!r}")
+        return int(raw)
+
+
+def compile_soql(text: str, today: date) -> Compiled:
+    if not text.strip():
+        raise _bad("write a query such as SELECT name, amount FROM Opportunity WHERE stage = 'Proposal'")
+    return Parser(text, today).compile()

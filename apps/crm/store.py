@@ -1,0 +1,161 @@
+"""Reading and writing CRM records: lookups, the sharing rules, and turning rows into results.
+
+Sharing, as the world's org-wide default "public read only" with a role hierarchy: everyone reads
+every record; a record's owner and everyone above the owner in the reporting line may edit it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlmodel import select
+
+from apps.crm import models as m
+from apps.crm import schemas as s
+from apps.kit import Ctx, Forbidden, Invalid, NotFound
+
+_EMAIL = re.compile(r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")
+
+
+def get(ctx: Ctx, table: type[m.Record], record_id: int, field: str) -> m.Record:
+    row = ctx.session.get(table, record_id)
+    if row is None:
+        raise NotFound(f"no {_label(table)} with id {record_id}", field=field)
+    return row
+
+
+def _label(table: type[m.Record]) -> str:
+    return next(name for name, t in m.OBJECTS.items() if t is table).lower()
+
+
+def managers_of(ctx: Ctx, email: str) -> list[str]:
+    """Everyone above ``email`` in the reporting line, nearest first."""
+    people = ctx.world.people_by_email()
+    chain, current = [], people.get(email)
+    while current is not None and current.manager and current.manager not in chain:
+        chain.append(current.manager)
+        current = people.get(current.manager)
+    return chain
+
+
+def can_edit(ctx: Ctx, record: m.Record) -> bool:
+    return ctx.actor == record.owner or ctx.actor in managers_of(ctx, record.owner)
+
+
+def check_edit(ctx: Ctx, record: m.Record, what: str) -> None:
+    """Raise ``Forbidden`` unless the acting user may edit ``record`` (owner or a manager above)."""
+    if can_edit(ctx, record):
+        return
+    above = managers_of(ctx, record.owner)
+    who = f"{record.owner} or their managers ({', '.join(above)})" if above else record.owner
+    raise Forbidden(f"you ({ctx.actor}) cannot edit {what}: it is owned by {record.owner}, and only {who} "
+                    "may edit it; ask them, or have it reassigned")
+
+
+def person(ctx: Ctx, email: str | None, field: str = "owner") -> str:
+    """A person of the world by address ('me' is the acting user); ``None`` means the acting user."""
+    if email is None or email.strip().lower() == "me":
+        return ctx.actor
+    email = email.strip().lower()
+    if email not in ctx.world.people_by_email():
+        raise Invalid(f"{field}: {email} is not a person of the company (owners must be users; see list_users)",
+                      field=field)
+    return email
+
+
+def email(value: str | None, field: str = "email") -> str | None:
+    if value is None or not value.strip():
+        return None
+    value = value.strip().lower()
+    if not _EMAIL.match(value):
+        raise Invalid(f"{field}: {value!r} is not an email address", field=field)
+    return value
+
+
+def required_text(value: str, field: str) -> str:
+    value = value.strip()
+    if not value:
+        raise Invalid(f"{field}: must not be empty", field=field)
+    return value
+
+
+def non_negative(value: float | int | None, field: str) -> None:
+    if value is not None and value < 0:
+        raise Invalid(f"{field}: must not be negative (got {value})", field=field)
+
+
+def stamp(ctx: Ctx, record: m.Record) -> m.Record:
+    """Mark a record as changed now and stage it for writing."""
+    record.updated_at = ctx.now
+    ctx.session.add(record)
+    ctx.session.flush()
+    return record
+
+
+def new(ctx: Ctx, table: type[m.Record], owner: str | None = None, **values) -> m.Record:
+    record = table(owner=person(ctx, owner), created_by=ctx.actor, created_at=ctx.now, updated_at=ctx.now,
+                   **values)
+    return stamp(ctx, record)
+
+
+def _audit(r: m.Record) -> dict:
+    return dict(id=r.id, owner=r.owner, created_by=r.created_by, created_at=r.created_at, updated_at=r.updated_at)
+
+
+def _name_of(ctx_or_session, table, record_id: int | None) -> str | None:
+    session = getattr(ctx_or_session, "session", ctx_or_session)
+    row = session.get(table, record_id) if record_id is not None else None
+    if row is None:
+        return None
+    return full_name(row) if isinstance(row, m.Contact) else row.name
+
+
+def full_name(row) -> str:
+    return f"{row.first_name} {row.last_name}".strip()
+
+
+def account(ctx: Ctx, a: m.Account) -> s.Account:
+    return s.Account(
+        **_audit(a), name=a.name, industry=a.industry, type=a.type, parent_id=a.parent_id,
+        parent_name=_name_of(ctx, m.Account, a.parent_id), website=a.website, phone=a.phone,
+        billing_address=s.Address(street=a.billing_street, city=a.billing_city, state=a.billing_state,
+                                  postal_code=a.billing_postal_code, country=a.billing_country),
+        annual_revenue=a.annual_revenue, employees=a.employees, description=a.description,
+    )
+
+
+def contact(ctx: Ctx, c: m.Contact) -> s.Contact:
+    return s.Contact(
+        **_audit(c), account_id=c.account_id, account_name=_name_of(ctx, m.Account, c.account_id),
+        first_name=c.first_name, last_name=c.last_name, name=full_name(c), title=c.title, email=c.email,
+        phone=c.phone, reports_to_id=c.reports_to_id, reports_to_name=_name_of(ctx, m.Contact, c.reports_to_id),
+        lead_source=c.lead_source,
+    )
+
+
+def lead(ctx: Ctx, r: m.Lead) -> s.Lead:
+    fields = r.model_dump(exclude={"id", "key", "owner", "created_by", "created_at", "updated_at"})
+    return s.Lead(**_audit(r), name=full_name(r), **fields)
+
+
+def opportunity(ctx: Ctx, o: m.Opportunity) -> s.Opportunity:
+    fields = o.model_dump(exclude={"id", "key", "owner", "created_by", "created_at", "updated_at"})
+    return s.Opportunity(**_audit(o), account_name=_name_of(ctx, m.Account, o.account_id) or "",
+                         is_closed=o.stage in ("Closed Won", "Closed Lost"), is_won=o.stage == "Closed Won",
+                         **fields)
+
+
+def case(ctx: Ctx, c: m.Case) -> s.Case:
+    fields = c.model_dump(exclude={"id", "key", "owner", "created_by", "created_at", "updated_at"})
+    return s.Case(**_audit(c), account_name=_name_of(ctx, m.Account, c.account_id),
+                  contact_name=_name_of(ctx, m.Contact, c.contact_id), is_closed=c.status == "Closed", **fields)
+
+
+def activity(r: m.Task | m.Event | m.Note):
+    shape = {m.Task: s.Task, m.Event: s.Event, m.Note: s.Note}[type(r)]
+    fields = r.model_dump(exclude={"id", "key", "owner", "created_by", "created_at", "updated_at"})
+    return shape(**_audit(r), **fields)
+
+
+def related(ctx: Ctx, table: type[m.Record], column, record_id: int, order) -> list:
+    return list(ctx.session.exec(select(table).where(column == record_id).order_by(order, table.id)))

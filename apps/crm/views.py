@@ -1,0 +1,173 @@
+"""CRM operations for finding and summarising: global search, SOQL-like queries, and list views."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Literal
+from zoneinfo import ZoneInfo
+
+from sqlmodel import select
+
+from apps.crm import models as m
+from apps.crm import schemas as s
+from apps.crm import store
+from worlds.crm_picklists import CASE_PRIORITIES, CLOSED_STAGES, OPEN_STAGES, STAGES
+from apps.crm.query import compile_soql
+from apps.kit import Ctx, Invalid, OperationSet
+
+ops = OperationSet("crm")
+SearchObject = Literal["Account", "Contact", "Lead", "Opportunity", "Case"]
+
+_ACCOUNT = "coalesce((select a.name from crm_account a where a.id = t.account_id), '')"
+_PERSON = "trim(t.first_name || ' ' || t.last_name)"
+# Per object: (name, detail, text searched); all SQL written here, the search words are bound.
+_SEARCH = {
+    "Account": ("t.name", "coalesce(t.industry, '')", "t.name || ' ' || coalesce(t.website, '')"),
+    "Contact": (_PERSON, f"coalesce(t.email, '') || ' · ' || {_ACCOUNT}",
+                f"{_PERSON} || ' ' || coalesce(t.email, '') || ' ' || {_ACCOUNT}"),
+    "Lead": (_PERSON, "t.company || ' · ' || coalesce(t.email, '')",
+             f"{_PERSON} || ' ' || coalesce(t.email, '') || ' ' || t.company"),
+    "Opportunity": ("t.name", f"{_ACCOUNT} || ' · ' || t.stage", f"t.name || ' ' || {_ACCOUNT}"),
+    "Case": ("t.subject", f"{_ACCOUNT} || ' · ' || t.status", f"t.subject || ' ' || {_ACCOUNT}"),
+}
+
+
+def _conn(ctx: Ctx):
+    return ctx.session.connection().connection.driver_connection
+
+
+@ops.read
+def search(ctx: Ctx, text: str, objects: list[SearchObject] = [], limit: int = 20) -> list[s.SearchHit]:
+    """Search accounts, contacts, leads, opportunities and cases by name, email or company.
+
+    Every word must appear (case-insensitive) in a record's name, email, company or account name.
+
+    Args:
+        text: Words to look for, e.g. 'globex' or 'sam ortiz'.
+        objects: Only these kinds of record; all when empty.
+        limit: Most hits to return per kind of record (1-100).
+    """
+    words = text.split()
+    if not words:
+        raise Invalid("text: give at least one word to search for", field="text")
+    if not 1 <= limit <= 100:
+        raise Invalid("limit: must be between 1 and 100", field="limit")
+    hits = []
+    for obj in objects or list(_SEARCH):
+        name, detail, haystack = _SEARCH[obj]
+        where = " and ".join(f"lower({haystack}) like ?" for _ in words)
+        sql = (f"select t.id, {name}, {detail} from {m.OBJECTS[obj].__tablename__} t where {where} "
+               f"order by {name}, t.id limit ?")
+        rows = _conn(ctx).execute(sql, [f"%{w.lower()}%" for w in words] + [limit]).fetchall()
+        hits += [s.SearchHit(object=obj, id=r[0], name=r[1], detail=r[2].strip(" ·")) for r in rows]
+    return hits
+
+
+def _cell(value, kind: str):
+    if kind == "bool" and value is not None:
+        return bool(value)
+    if kind == "datetime" and isinstance(value, str):
+        return datetime.fromisoformat(value).replace(tzinfo=timezone.utc).isoformat().replace("+00:00", "Z")
+    return value
+
+
+@ops.read
+def query(ctx: Ctx, soql: str) -> s.QueryResult:
+    """Query one kind of record with a small subset of SOQL.
+
+    SELECT field, ... | FIELDS(ALL) | COUNT() FROM Account|Contact|Lead|Opportunity|Case|Task|Event|Note
+    [WHERE field op value [AND|OR ...]] [ORDER BY field [ASC|DESC], ...] [LIMIT n] [OFFSET n].
+    Operators: = != < <= > >= LIKE IN NOT IN; values: 'text', numbers, YYYY-MM-DD, TRUE, FALSE, NULL,
+    TODAY. Field names are ours (close_date) or Salesforce's (CloseDate, StageName, Account.Name).
+    Without LIMIT, at most 200 records come back; total_size counts them all.
+
+    Args:
+        soql: The query, e.g. "SELECT name, amount FROM Opportunity WHERE stage = 'Proposal' ORDER BY amount DESC".
+    """
+    today = ctx.now.astimezone(ZoneInfo(ctx.world.timezone)).date()
+    q = compile_soql(soql, today)
+    base = f"from {m.OBJECTS[q.object].__tablename__} t where {q.where}"
+    total = _conn(ctx).execute(f"select count(*) {base}", q.params).fetchone()[0]
+    if q.count_only:
+        return s.QueryResult(object=q.object, total_size=total, records=[])
+    order = ", ".join([*q.order, "t.id asc"])
+    columns = ", ".join(f.sql for f in q.select)
+    rows = _conn(ctx).execute(f"select {columns} {base} order by {order} limit ? offset ?",
+                              [*q.params, q.limit, q.offset]).fetchall()
+    records = [{f.name: _cell(v, f.kind) for f, v in zip(q.select, row)} for row in rows]
+    return s.QueryResult(object=q.object, total_size=total, records=records)
+
+
+def _owner_filter(ctx: Ctx, owner: str | None) -> str | None:
+    return None if owner is None else store.person(ctx, owner)
+
+
+@ops.read
+def my_open_opportunities(ctx: Ctx, owner: str = "me") -> list[s.Opportunity]:
+    """The list view 'My Opportunities': open opportunities you own, soonest close date first.
+
+    Args:
+        owner: Whose open opportunities ('me' for yours, or a user's address).
+    """
+    who = store.person(ctx, owner)
+    rows = ctx.session.exec(select(m.Opportunity).where(m.Opportunity.owner == who,
+                                                        m.Opportunity.stage.in_(OPEN_STAGES))
+                            .order_by(m.Opportunity.close_date.is_(None), m.Opportunity.close_date,
+                                      m.Opportunity.id))
+    return [store.opportunity(ctx, o) for o in rows]
+
+
+@ops.read
+def pipeline_by_stage(ctx: Ctx, owner: str | None = None) -> s.Pipeline:
+    """The pipeline: for every stage, how many opportunities, their total and weighted amounts.
+
+    Args:
+        owner: Only this user's opportunities ('me' for yours); everyone's when left out.
+    """
+    who = _owner_filter(ctx, owner)
+    stmt = select(m.Opportunity)
+    if who:
+        stmt = stmt.where(m.Opportunity.owner == who)
+    totals = {stage: [0, 0.0, 0.0] for stage in STAGES}
+    for o in ctx.session.exec(stmt):
+        amount = o.amount or 0.0
+        totals[o.stage][0] += 1
+        totals[o.stage][1] += amount
+        totals[o.stage][2] += amount * o.probability / 100
+    stages = [s.StageTotal(stage=k, count=c, amount=round(a, 2), weighted_amount=round(w, 2))
+              for k, (c, a, w) in totals.items()]
+    open_ = [t for t in stages if t.stage not in CLOSED_STAGES]
+    return s.Pipeline(owner=who, stages=stages, open_amount=round(sum(t.amount for t in open_), 2),
+                      open_weighted_amount=round(sum(t.weighted_amount for t in open_), 2))
+
+
+@ops.read
+def open_cases_by_priority(ctx: Ctx, owner: str | None = None) -> list[s.PriorityGroup]:
+    """Open cases grouped by priority, most urgent first; oldest case first within a priority.
+
+    Args:
+        owner: Only this user's cases ('me' for yours); everyone's when left out.
+    """
+    who = _owner_filter(ctx, owner)
+    stmt = select(m.Case).where(m.Case.status != "Closed").order_by(m.Case.created_at, m.Case.id)
+    if who:
+        stmt = stmt.where(m.Case.owner == who)
+    cases = list(ctx.session.exec(stmt))
+    groups = []
+    for priority in CASE_PRIORITIES:
+        found = [store.case(ctx, c) for c in cases if c.priority == priority]
+        groups.append(s.PriorityGroup(priority=priority, count=len(found), cases=found))
+    return groups
+
+
+@ops.read
+def my_open_tasks(ctx: Ctx, owner: str = "me") -> list[s.Task]:
+    """The list view 'My Tasks': tasks not yet completed, earliest due date first.
+
+    Args:
+        owner: Whose tasks ('me' for yours, or a user's address).
+    """
+    who = store.person(ctx, owner)
+    rows = ctx.session.exec(select(m.Task).where(m.Task.owner == who, m.Task.status != "Completed")
+                            .order_by(m.Task.due_date.is_(None), m.Task.due_date, m.Task.id))
+    return [store.activity(t) for t in rows]

@@ -1,0 +1,104 @@
+"""Who may do what: a person's role on an item, from ownership, sharing, folders above and drives.
+
+A role on a folder holds for everything under it; the strongest role found on the way up wins,
+except that owning a folder makes you an editor (not the owner) of what others put in it.
+A shared drive's managers act as owners of its files. "Anyone in the organisation" access
+(``Item.general_access``) holds for every person of the world, since only they can act.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import Session, select
+
+from apps.kit import Ctx, Forbidden, NotFound
+from apps.docs import models as m
+
+RANK = {"viewer": 1, "commenter": 2, "editor": 3, "owner": 4}
+DRIVE_TO_ROLE = {"viewer": "viewer", "commenter": "commenter", "editor": "editor", "manager": "owner"}
+NEEDED_FOR = {"viewer": "view", "commenter": "comment on", "editor": "edit", "owner": "manage"}
+
+
+def stronger(a: str | None, b: str | None) -> str | None:
+    return max((r for r in (a, b) if r), key=RANK.__getitem__, default=None)
+
+
+def drive_role(session: Session, drive_id: int, person: str) -> str | None:
+    member = session.get(m.DriveMember, (drive_id, person))
+    return member.role if member else None
+
+
+def role_of(session: Session, item: m.Item, person: str) -> str | None:
+    """The person's effective role on ``item``, or None when they have no access."""
+    role = None
+    if item.drive_id is not None:
+        role = DRIVE_TO_ROLE.get(drive_role(session, item.drive_id, person) or "")
+    if item.owner == person:
+        return "owner"
+    node = item
+    while node is not None:
+        if node.owner == person:
+            role = stronger(role, "editor")
+        granted = session.get(m.Permission, (node.id, person))
+        role = stronger(role, granted.role if granted else None)
+        role = stronger(role, node.general_access)
+        node = session.get(m.Item, node.parent_id) if node.parent_id else None
+    return role
+
+
+def is_trashed(session: Session, item: m.Item) -> bool:
+    """Whether the item, or a folder above it, is in the trash."""
+    node = item
+    while node is not None:
+        if node.trashed_at is not None:
+            return True
+        node = session.get(m.Item, node.parent_id) if node.parent_id else None
+    return False
+
+
+def item_of(ctx: Ctx, item_id: int, field: str = "file_id") -> m.Item:
+    item = ctx.session.get(m.Item, item_id)
+    if item is None:
+        raise NotFound(f"no file or folder with id {item_id}", field=field)
+    return item
+
+
+def require(ctx: Ctx, item_id: int, needed: str, action: str, field: str = "file_id") -> tuple[m.Item, str]:
+    """The item and the actor's role on it, if that role is at least ``needed``; else ``Forbidden``."""
+    item = item_of(ctx, item_id, field)
+    role = role_of(ctx.session, item, ctx.actor)
+    if role is None:
+        raise Forbidden(f"you have no access to {item.kind} {item_id}; ask its owner to share it with you",
+                        field=field)
+    if RANK[role] < RANK[needed]:
+        raise Forbidden(f"you are a {role} of {item.name!r}; to {action} you need to be {_article(needed)}",
+                        field=field)
+    return item, role
+
+
+def _article(role: str) -> str:
+    return f"an {role}" if role[0] in "aeiou" else f"a {role}"
+
+
+def all_roles(session: Session, person: str) -> dict[int, tuple[str, bool]]:
+    """Every item the person can reach: {id: (role, trashed)}; one pass over the whole tree."""
+    items = {i.id: i for i in session.exec(select(m.Item))}
+    granted = {p.item_id: p.role for p in session.exec(select(m.Permission).where(m.Permission.person == person))}
+    drives = {d.drive_id: DRIVE_TO_ROLE[d.role] for d in session.exec(
+        select(m.DriveMember).where(m.DriveMember.person == person))}
+    memo: dict[int, tuple[str | None, bool]] = {}
+
+    def resolve(item_id: int) -> tuple[str | None, bool]:
+        if item_id not in memo:
+            item = items[item_id]
+            above, trashed = resolve(item.parent_id) if item.parent_id else (drives.get(item.drive_id), False)
+            if item.owner == person:
+                memo[item_id] = ("owner", trashed or item.trashed_at is not None)
+                return memo[item_id]
+            own = stronger(granted.get(item_id), item.general_access)
+            if above == "owner" and item.drive_id is None:
+                above = "editor"  # owning a folder in My Drive is not owning what others put in it
+            memo[item_id] = (stronger(above, own), trashed or item.trashed_at is not None)
+        return memo[item_id]
+
+    found = {i: resolve(i) for i in items}
+    return {i: (role, trashed) for i, (role, trashed) in found.items() if role}

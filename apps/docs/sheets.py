@@ -1,0 +1,118 @@
+"""Spreadsheet storage: cells in and out of the table, ranges, evaluated grids and their text forms."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from sqlmodel import Session, delete, select
+
+from apps.kit import Invalid
+from apps.docs import models as m
+from apps.docs import schemas as s
+from apps.docs.formulas import FormulaError, Sheet, parse_ref, ref_name
+
+Grid = dict[tuple[int, int], str]
+
+
+def load(session: Session, item_id: int) -> Grid:
+    return {(c.row, c.col): c.input for c in session.exec(select(m.Cell).where(m.Cell.item_id == item_id))}
+
+
+def save(session: Session, item: m.Item, grid: Grid) -> None:
+    """Replace the sheet's cells with ``grid`` and refresh its searchable text and size."""
+    session.exec(delete(m.Cell).where(m.Cell.item_id == item.id))
+    for (row, col), text in sorted(grid.items()):
+        if text != "":
+            session.add(m.Cell(item_id=item.id, row=row, col=col, input=text))
+    item.body = values_csv(grid)
+    item.size = len(item.body.encode())
+    session.add(item)
+
+
+def input_text(value: s.CellInput) -> str:
+    """What a cell holds for a value given by a caller: numbers without a needless '.0'."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    return str(value)
+
+
+def parse_range(text: str, field: str = "range") -> tuple[int, int, int, int]:
+    """'B2:D5' (or one cell 'B2') to (row1, col1, row2, col2)."""
+    parts = text.strip().split(":")
+    places = [parse_ref(p) for p in parts]
+    if len(parts) > 2 or any(p is None for p in places):
+        raise Invalid(f"{field}: {text!r} is not a range like A1:C10 or a cell like B2", field=field)
+    (r1, c1), (r2, c2) = places[0], places[-1]
+    return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
+
+
+def used_range(grid: Grid) -> tuple[int, int, int, int]:
+    if not grid:
+        return 1, 1, 1, 1
+    return 1, 1, max(r for r, _ in grid), max(c for _, c in grid)
+
+
+def range_name(r1: int, c1: int, r2: int, c2: int) -> str:
+    return f"{ref_name(r1, c1)}:{ref_name(r2, c2)}"
+
+
+def shown(value) -> s.CellValue:
+    """A value as the sheet shows it: whole numbers without '.0', errors as their code."""
+    if isinstance(value, FormulaError):
+        return value.code
+    if isinstance(value, float):
+        value = round(value, 10)  # hide binary noise such as 0.050000000000000044, as spreadsheets do
+        return int(value) if value.is_integer() and abs(value) < 1e15 else value
+    return value
+
+
+def evaluate(grid: Grid, bounds: tuple[int, int, int, int]) -> tuple[list[list[s.CellValue]], list[s.CellInfo]]:
+    sheet = Sheet(grid)
+    r1, c1, r2, c2 = bounds
+    rows, cells = [], []
+    for r in range(r1, r2 + 1):
+        row = []
+        for c in range(c1, c2 + 1):
+            value = sheet.value(r, c)
+            row.append(shown(value))
+            if grid.get((r, c), "") != "":
+                error = value.detail if isinstance(value, FormulaError) else None
+                cells.append(s.CellInfo(ref=ref_name(r, c), input=grid[(r, c)], value=shown(value), error=error))
+        rows.append(row)
+    return rows, cells
+
+
+def values_csv(grid: Grid) -> str:
+    """The sheet as CSV of the values shown: how agents read a sheet as plain text."""
+    if not grid:
+        return ""
+    rows, _ = evaluate(grid, used_range(grid))
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([["" if v is None else v for v in row] for row in rows])
+    return out.getvalue()
+
+
+def inputs_csv(grid: Grid) -> str:
+    if not grid:
+        return ""
+    _, _, r2, c2 = used_range(grid)
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(
+        [[grid.get((r, c), "") for c in range(1, c2 + 1)] for r in range(1, r2 + 1)])
+    return out.getvalue()
+
+
+def from_rows(rows: list[list[str]], top: int = 1, left: int = 1) -> Grid:
+    return {(top + i, left + j): text for i, row in enumerate(rows) for j, text in enumerate(row) if text != ""}
+
+
+def to_json(grid: Grid) -> str:
+    return json.dumps({ref_name(r, c): text for (r, c), text in sorted(grid.items())}, sort_keys=True)
+
+
+def from_json(text: str) -> Grid:
+    return {parse_ref(ref): value for ref, value in json.loads(text).items()}

@@ -1,0 +1,47 @@
+"""The docs workspace of a world folder: loading, and a problem named for every broken reference."""
+
+import copy
+
+import pytest
+
+from docs_factories import DRIVE, make_docs_world
+from worlds import WorldError, load_world
+
+
+def test_the_workspace_loads_with_content_and_history(tmp_path):
+    world = load_world(make_docs_world(tmp_path))
+    items = {i.name: i for i in world.docs.items}
+    assert items["Globex renewal plan"].type == "document" and "184,000" in items["Globex renewal plan"].text
+    assert items["Pipeline forecast"].rows[3] == ["Total", "=SUM(B2:B3)", "", "=SUM(D2:D3)"]
+    assert items["logo.png"].mime_type == "image/png" and items["logo.png"].content.startswith(b"\x89PNG")
+    assert items["Globex renewal plan"].revisions[0].text.startswith("# Globex renewal plan\n\nDraft")
+    assert items["Globex renewal plan"].created.tzinfo is not None
+
+
+def broken(**changes) -> dict:
+    drive = copy.deepcopy(DRIVE)
+    plan = drive["items"][1]
+    plan.update(changes.pop("plan", {}))
+    drive["shared_drives"][0]["members"].update(changes.pop("members", {}))
+    return drive
+
+
+@pytest.mark.parametrize("drive, problem", [
+    (broken(plan={"owner": "zed@small.test"}), "owner zed@small.test is not a person"),
+    (broken(plan={"shared": {"mei@small.test": "admin"}}), "role 'admin' for mei@small.test"),
+    (broken(plan={"shared": {"sam@globex.example": "viewer"}}), "shared with sam@globex.example is not a person"),
+    (broken(members={"ravi@small.test": "boss"}), "role 'boss' is not one of"),
+    (broken(plan={"drive": "Marketing"}), "give exactly one of owner and drive"),
+    (broken(plan={"source": "files/missing.md"}), "source files/missing.md not found"),
+    (broken(plan={"comments": [{"by": "mei@small.test", "at": "2026-03-11T10:00:00", "text": "ask @zed"}]}),
+     "mentions @zed"),
+    (broken(plan={"comments": [{"by": "mei@small.test", "at": "2026-03-11T10:00:00", "text": "x",
+                                "quote": "no such passage"}]}), "which is not in the text"),
+    (broken(plan={"modified": "2026-04-01T10:00:00"}), "is after the world's now"),
+    (broken(plan={"revisions": [{"by": "dana@small.test", "at": "2026-01-01T10:00:00", "text": "x"}]}),
+     "out of order"),
+])
+def test_each_broken_reference_is_a_problem_naming_the_file(tmp_path, drive, problem):
+    with pytest.raises(WorldError) as raised:
+        load_world(make_docs_world(tmp_path, drive))
+    assert any(p.startswith("docs/drive.yaml") and problem in p for p in raised.value.problems), raised.value.problems
