@@ -10,6 +10,13 @@ VENV=${OFFICEWORLD_VENV:-.venv}
 setup() {
   if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV"; fi
   "$VENV/bin/pip" install --quiet --disable-pip-version-check -e ".[test]"
+  # The shell-agent jail needs bubblewrap; compose.yaml is checked with docker-compose 1.x (no engine needed).
+  local missing=()
+  command -v bwrap >/dev/null || missing+=(bubblewrap)
+  command -v docker-compose >/dev/null || missing+=(docker-compose)
+  if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
   if [ ! -x tools/inspector/node_modules/.bin/mcp-inspector ]; then
     (cd tools/inspector && npm ci --no-audit --no-fund --loglevel=error)
   fi

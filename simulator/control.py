@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import zipfile
 from datetime import datetime, timedelta
+from typing import Literal
 
+import anyio
 from fastapi import APIRouter, Body, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,6 +36,9 @@ class EpisodeInfo(BaseModel):
     steps: int
     mcp_url: str
     api_url: str
+    status: Literal["ready", "error", "unchecked"] = Field(
+        description="error: some app's state cannot be reached (see app_errors); unchecked in listings")
+    app_errors: dict[str, str] = Field(default_factory=dict, description="Per unreachable app, the reason")
 
 
 class Trajectory(BaseModel):
@@ -53,12 +58,16 @@ class ClockAdvance(BaseModel):
     seconds: float = Field(ge=0, le=10 * 365 * 86400, description="How far to move the virtual clock")
 
 
-def info(request: Request, episode: Episode) -> EpisodeInfo:
+def info(request: Request, episode: Episode, check: bool = True) -> EpisodeInfo:
+    """The episode as the control API shows it; ``check`` asks each app's host whether it is reachable
+    (listings skip it: one round trip per app per episode would make them slow)."""
     base = str(request.base_url).rstrip("/")
+    errors = {app: reason for app, reason in episode.app_states().items() if reason} if check else {}
     return EpisodeInfo(
         id=episode.id, world=episode.world.name, actor=episode.actor, now=episode.clock.now(),
         apps=episode.apps, steps=len(episode.trajectory),
         mcp_url=f"{base}/episodes/{episode.id}/mcp", api_url=f"{base}/episodes/{episode.id}/api",
+        status=("error" if errors else "ready") if check else "unchecked", app_errors=errors,
     )
 
 
@@ -71,7 +80,7 @@ def control_router(store: EpisodeStore) -> APIRouter:
 
     @router.get("/episodes")
     def list_episodes(request: Request) -> list[EpisodeInfo]:
-        return [info(request, e) for e in store.list()]
+        return [info(request, e, check=False) for e in store.list()]
 
     @router.get("/episodes/{episode_id}")
     def get_episode(request: Request, episode_id: str) -> EpisodeInfo:
@@ -103,9 +112,9 @@ def control_router(store: EpisodeStore) -> APIRouter:
 
     @router.post("/episodes/{episode_id}/restore")
     async def restore(request: Request, episode_id: str) -> EpisodeInfo:
-        episode = store.get(episode_id)
+        episode, body = store.get(episode_id), await request.body()
         try:
-            episode.restore(await request.body())
+            await anyio.to_thread.run_sync(episode.restore, body)
         except (zipfile.BadZipFile, KeyError, ValueError) as exc:
             raise Invalid(f"body: not a snapshot of this episode's world ({exc})", field="body") from None
         return info(request, episode)

@@ -1,7 +1,13 @@
-"""The episode store: create, find, fork and delete episodes over compiled worlds."""
+"""The episode store: create, find, fork and delete episodes over compiled worlds.
+
+Each app's state lives in one ``AppHost``: in this process by default, or in an app service when
+``OFFICEWORLD_<APP>_URL`` (e.g. ``OFFICEWORLD_MAIL_URL=http://mail:8000``) names one.
+"""
 
 from __future__ import annotations
 
+import json
+import os
 import secrets
 import threading
 from dataclasses import dataclass
@@ -10,6 +16,8 @@ from pathlib import Path
 from apps.kit import App, Invalid, NotFound
 from apps.kit.clock import VirtualClock
 from apps.kit.episode import Episode
+from apps.kit.host import AppHost, LocalHost
+from apps.kit.remote import RemoteHost
 from simulator.compile import compile_world
 from simulator.registry import APPS
 from worlds import WorldError, load_world
@@ -25,12 +33,29 @@ class CompiledWorld:
 class EpisodeStore:
     """Every live episode of one server. Worlds are loaded and compiled once, on first use."""
 
-    def __init__(self, apps: dict[str, App] = APPS, cache_dir: Path | None = None):
+    def __init__(self, apps: dict[str, App] = APPS, cache_dir: Path | None = None,
+                 app_urls: dict[str, str] | None = None):
         self.apps = apps
         self.cache_dir = cache_dir
+        urls = app_urls_from_env(apps) if app_urls is None else app_urls
+        # Where finished (deleted) episodes leave their trajectory; compose mounts a volume there.
+        trajectories = os.environ.get("OFFICEWORLD_TRAJECTORY_DIR", "").strip()
+        self.trajectory_dir = Path(trajectories) if trajectories else None
+        self.hosts: dict[str, AppHost] = {
+            name: RemoteHost(name, urls[name]) if name in urls else LocalHost(app, self._source(name))
+            for name, app in apps.items()}
         self._worlds: dict[str, CompiledWorld] = {}
         self._episodes: dict[str, Episode] = {}
         self._lock = threading.Lock()
+
+    def _source(self, app: str):
+        def source(world: str) -> tuple[object, bytes]:
+            compiled = self.world(world)
+            return compiled.world.info, compiled.images[app]
+        return source
+
+    def _local_apps(self) -> dict[str, App]:
+        return {name: app for name, app in self.apps.items() if isinstance(self.hosts[name], LocalHost)}
 
     def world(self, name: str) -> CompiledWorld:
         with self._lock:
@@ -39,7 +64,7 @@ class EpisodeStore:
                     world = load_world(name)
                 except WorldError as exc:
                     raise NotFound(str(exc), field="world") from None
-                self._worlds[name] = CompiledWorld(world, compile_world(world, self.apps, self.cache_dir))
+                self._worlds[name] = CompiledWorld(world, compile_world(world, self._local_apps(), self.cache_dir))
             return self._worlds[name]
 
     def create(self, world: str, actor: str | None = None) -> Episode:
@@ -48,7 +73,7 @@ class EpisodeStore:
         actor = (actor or info.default_actor).strip().lower()
         if actor not in info.people_by_email():
             raise Invalid(f"as: {actor} is not a person of world {world!r}", field="as")
-        episode = Episode(_new_id(), compiled.world, actor, compiled.images, VirtualClock(info.now_utc))
+        episode = Episode(_new_id(), compiled.world, actor, self.hosts, VirtualClock(info.now_utc), world_ref=world)
         with self._lock:
             self._episodes[episode.id] = episode
         return episode
@@ -69,7 +94,15 @@ class EpisodeStore:
         episode = self.get(episode_id)
         with self._lock:
             self._episodes.pop(episode_id, None)
+        if self.trajectory_dir is not None:
+            self._write_trajectory(episode)
         episode.close()
+
+    def _write_trajectory(self, episode: Episode) -> None:
+        record = {"episode": episode.id, "world": episode.world.name, "actor": episode.actor,
+                  "steps": [step.model_dump(mode="json") for step in episode.trajectory]}
+        self.trajectory_dir.mkdir(parents=True, exist_ok=True)
+        (self.trajectory_dir / f"{episode.id}.json").write_text(json.dumps(record, indent=1))
 
     def __contains__(self, episode_id: str) -> bool:
         return episode_id in self._episodes
@@ -79,6 +112,12 @@ class EpisodeStore:
 
     def list(self) -> list[Episode]:
         return list(self._episodes.values())
+
+
+def app_urls_from_env(apps: dict[str, App]) -> dict[str, str]:
+    """``OFFICEWORLD_<APP>_URL`` for each app that runs as its own service."""
+    urls = {name: os.environ.get(f"OFFICEWORLD_{name.upper()}_URL", "").strip() for name in apps}
+    return {name: url for name, url in urls.items() if url}
 
 
 def _new_id() -> str:

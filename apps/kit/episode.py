@@ -1,4 +1,4 @@
-"""An episode's state: its own copy of every app's database, a virtual clock and a trajectory."""
+"""An episode's state: its own copy of every app's state, a virtual clock and a trajectory."""
 
 from __future__ import annotations
 
@@ -11,55 +11,75 @@ from hashlib import sha256
 
 from apps.kit.clock import VirtualClock
 from apps.kit.database import AppDatabase
+from apps.kit.host import AppHost, LocalHost
 from apps.kit.trajectory import Step
 
 
 class Episode:
     """One isolated run of an agent in a world.
 
-    App databases are cloned from the world's pristine images on first use, so creating an
-    episode costs nothing per app it never touches. ``lock`` serialises calls into the episode.
+    Each app's state lives in that app's ``AppHost`` (in this process or in an app service). It is
+    opened from the world's pristine copy on first use, so creating an episode costs nothing per
+    app it never touches. ``world_ref`` is how hosts find the world (a shipped name or a folder
+    path). ``lock`` serialises calls into the episode.
     """
 
-    def __init__(self, id: str, world, actor: str, pristine: dict[str, bytes], clock: VirtualClock):
+    def __init__(self, id: str, world, actor: str, hosts: dict[str, AppHost], clock: VirtualClock,
+                 world_ref: str | None = None):
         self.id = id
         self.world = world
+        self.world_ref = world_ref or str(world.root)
         self.actor = actor
-        self.pristine = pristine
+        self.hosts = hosts
         self.clock = clock
         self.trajectory: list[Step] = []
         self.lock = threading.RLock()
-        self._dbs: dict[str, AppDatabase] = {}
+        self._opened: set[str] = set()
 
     @property
     def apps(self) -> list[str]:
-        return sorted(self.pristine)
+        return sorted(self.hosts)
+
+    def host(self, app: str) -> AppHost:
+        """The app's host, with this episode's state opened there."""
+        with self.lock:
+            if app not in self._opened:
+                self.hosts[app].open(self.id, self.world_ref)
+                self._opened.add(app)
+            return self.hosts[app]
 
     def db(self, app: str) -> AppDatabase:
-        with self.lock:
-            if app not in self._dbs:
-                self._dbs[app] = AppDatabase.from_image(self.pristine[app])
-            return self._dbs[app]
+        """The app's database, for an app hosted in this process (tests and benchmarks read it)."""
+        host = self.host(app)
+        if not isinstance(host, LocalHost):
+            raise TypeError(f"{app} runs in a separate service; read its state through digest() or snapshot()")
+        return host.database(self.id)
 
     def image(self, app: str) -> bytes:
-        with self.lock:
-            return self._dbs[app].image() if app in self._dbs else self.pristine[app]
+        return self.host(app).image(self.id)
 
     def fork(self, new_id: str) -> "Episode":
         """A copy of the live state, clock and trajectory so far, which then diverges on its own."""
         with self.lock:
-            child = Episode(new_id, self.world, self.actor, self.pristine, self.clock.copy())
+            child = Episode(new_id, self.world, self.actor, self.hosts, self.clock.copy(), self.world_ref)
             child.trajectory = list(self.trajectory)
-            child._dbs = {app: db.clone() for app, db in self._dbs.items()}
+            for app in sorted(self._opened):
+                self.hosts[app].open(new_id, self.world_ref, fork_from=self.id)
+                child._opened.add(app)
             return child
 
     def digests(self) -> dict[str, str]:
         with self.lock:
-            return {app: self.db(app).digest() for app in self.apps}
+            return {app: self.host(app).digest(self.id) for app in self.apps}
 
     def digest(self) -> str:
         """One digest of every app's content: equal digests mean equal state."""
         return sha256(json.dumps(self.digests(), sort_keys=True).encode()).hexdigest()
+
+    def app_states(self) -> dict[str, str | None]:
+        """Per app, ``None`` when its state is reachable, else the reason it is not."""
+        with self.lock:
+            return {app: self.hosts[app].status(self.id, app in self._opened) for app in self.apps}
 
     def snapshot(self) -> bytes:
         """The state as bytes (a zip of each app's database and the clock); see ``restore``."""
@@ -80,14 +100,14 @@ class Episode:
                 raise ValueError(f"snapshot is of world {meta['world']!r}, not {self.world.name!r}")
             images = {app: zf.read(f"{app}.sqlite") for app in self.apps}
         with self.lock:
-            for db in self._dbs.values():
-                db.close()
-            self._dbs = {app: AppDatabase.from_image(image) for app, image in images.items()}
+            for app, image in images.items():
+                self.hosts[app].open(self.id, self.world_ref, image=image)
+                self._opened.add(app)
             self.clock = VirtualClock(datetime.fromisoformat(meta["now"]), self.clock.tick_size)
             self.actor = meta["actor"]
 
     def close(self) -> None:
         with self.lock:
-            for db in self._dbs.values():
-                db.close()
-            self._dbs.clear()
+            for app in self._opened:
+                self.hosts[app].close(self.id)
+            self._opened.clear()

@@ -4,7 +4,8 @@
      ├── NotFound   (404)      the id or name does not exist for this user
      ├── Forbidden  (403)      it exists, but the acting user may not do this
      ├── Invalid    (422)      an argument is wrong; ``field`` names it
-     └── Conflict   (409)      the request is valid but the current state forbids it
+     ├── Conflict   (409)      the request is valid but the current state forbids it
+     └── Unavailable (503)     the app's service cannot be reached; the call did nothing
 
 Each surface translates them: an HTTP status and JSON body, an MCP result with ``isError``,
 a CLI message on stderr with exit code ``exit_code``.
@@ -49,7 +50,11 @@ class Conflict(OpError):
     status, kind, exit_code = 409, "conflict", 6
 
 
+class Unavailable(OpError):
+    status, kind, exit_code = 503, "unavailable", 3
+
+
 def from_dict(data: dict) -> OpError:
     """Rebuild an error from its JSON form (the CLI and remote apps receive errors this way)."""
-    cls = {c.kind: c for c in (NotFound, Forbidden, Invalid, Conflict)}.get(data.get("type"), OpError)
+    cls = {c.kind: c for c in (NotFound, Forbidden, Invalid, Conflict, Unavailable)}.get(data.get("type"), OpError)
     return cls(data.get("message", "unknown error"), data.get("field"))

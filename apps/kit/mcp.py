@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Callable
 
+import anyio
+
 from mcp import types
 from mcp.server.lowlevel import Server
 
@@ -51,7 +53,7 @@ def build_server(operations: list[Operation], resolve_episode: EpisodeResolver, 
             episode = resolve_episode(ctx)
         except OpError as exc:
             return _error(exc.to_dict())
-        step = invoke(episode, op, params.arguments or {}, "mcp")
+        step = await anyio.to_thread.run_sync(invoke, episode, op, params.arguments or {}, "mcp")
         if step.error:
             return _error(step.error)
         structured = op.structured(step.result)

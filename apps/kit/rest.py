@@ -9,6 +9,8 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable
 
+import anyio
+
 from fastapi import APIRouter, Body, Depends, Request
 from fastapi.responses import JSONResponse
 
@@ -49,7 +51,8 @@ def _endpoint(op: Operation, get_episode: Callable):
     async def endpoint(request: Request, episode=Depends(get_episode), body: Any = None) -> Any:
         arguments = body.model_dump(exclude_unset=True) if body is not None else {}
         surface = "cli" if request.headers.get(SURFACE_HEADER) == "cli" else "rest"
-        step = invoke(episode, op, arguments, surface)
+        # In a worker thread: the app may live in another service, and its round trip must not block the loop.
+        step = await anyio.to_thread.run_sync(invoke, episode, op, arguments, surface)
         return error_response(step.error) if step.error else JSONResponse(step.result)
 
     params = list(inspect.signature(endpoint).parameters.values())

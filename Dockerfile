@@ -1,0 +1,39 @@
+# syntax=docker/dockerfile:1
+# officeworld's one image: every service of compose.yaml (app services, gateway, agent shell) runs it.
+
+# Build stage: resolve and install the dependencies into a virtual environment.
+FROM python:3.11-slim AS build
+ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1
+WORKDIR /src
+RUN python -m venv /opt/venv
+COPY pyproject.toml README.md ./
+COPY apps ./apps
+COPY simulator ./simulator
+COPY sandbox ./sandbox
+COPY tasks ./tasks
+COPY worlds ./worlds
+RUN /opt/venv/bin/pip install --no-cache-dir .
+
+# Final stage: the interpreter, the environment and the source; no compilers, no package caches.
+FROM python:3.11-slim AS runtime
+ENV PATH=/opt/venv/bin:$PATH \
+    PYTHONPATH=/app \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    OFFICEWORLD_CACHE_DIR=/cache
+RUN useradd --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin officeworld \
+    && mkdir -p /cache /trajectories \
+    && chown officeworld:officeworld /cache /trajectories
+COPY --from=build /opt/venv /opt/venv
+# The source sits in /app ahead of site-packages (PYTHONPATH), so compose can mount ./worlds over it.
+WORKDIR /app
+COPY --chown=root:root apps ./apps
+COPY --chown=root:root simulator ./simulator
+COPY --chown=root:root sandbox ./sandbox
+COPY --chown=root:root tasks ./tasks
+COPY --chown=root:root worlds ./worlds
+USER 10001:10001
+EXPOSE 8000
+HEALTHCHECK --interval=5s --timeout=3s --retries=30 --start-period=10s \
+    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('OFFICEWORLD_PORT', '8000') + '/health', timeout=2)"]
+CMD ["python", "-m", "simulator.cli", "up", "--host", "0.0.0.0", "--port", "8000", "--no-episode"]

@@ -1,0 +1,121 @@
+"""Where an app's per-episode state lives: the one seam between the simulator and an app's storage.
+
+An ``AppHost`` keeps one app's state for many episodes. ``LocalHost`` keeps it in this process
+(in-memory SQLite clones of the world's pristine image); ``RemoteHost`` (``apps.kit.remote``) asks an
+app service over its internal admin API, which runs a ``LocalHost`` itself. The invoker validates
+arguments, keeps the clock and records the Step wherever the state lives; only execution moves.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable, Protocol
+
+from apps.kit.app import App
+from apps.kit.context import Ctx
+from apps.kit.database import AppDatabase
+from apps.kit.errors import NotFound, OpError
+from apps.kit.operation import Operation
+
+# A world reference (a shipped world's name or a folder path) -> (the world's info, the app's pristine image).
+WorldSource = Callable[[str], "tuple[object, bytes]"]
+
+
+@dataclass
+class Outcome:
+    """What one call did: its dumped result or its tool error, and whether it wrote anything."""
+
+    result: Any = None
+    error: dict | None = None
+    state_changed: bool = False
+
+
+class AppHost(Protocol):
+    app: str
+
+    def open(self, episode_id: str, world: str, *, image: bytes | None = None,
+             fork_from: str | None = None) -> None:
+        """Give the episode its state: the world's pristine copy, ``image``, or a copy of ``fork_from``'s.
+        Opening an episode that is already open replaces its state (that is how restore works)."""
+
+    def call(self, episode_id: str, op: Operation, kwargs: dict[str, Any], actor: str, now: datetime) -> Outcome:
+        """Run ``op`` with validated ``kwargs``; a tool error comes back in the outcome, a bug raises."""
+
+    def digest(self, episode_id: str) -> str: ...
+
+    def image(self, episode_id: str) -> bytes: ...
+
+    def close(self, episode_id: str) -> None: ...
+
+    def status(self, episode_id: str, opened: bool) -> str | None:
+        """``None`` when the episode's state is reachable, else the reason it is not."""
+
+
+class LocalHost:
+    """An app's per-episode databases in this process."""
+
+    def __init__(self, app: App, source: WorldSource):
+        self.app = app.name
+        self._source = source
+        self._dbs: dict[str, AppDatabase] = {}
+        self._infos: dict[str, object] = {}
+        self._lock = threading.Lock()
+
+    def open(self, episode_id: str, world: str, *, image: bytes | None = None,
+             fork_from: str | None = None) -> None:
+        info, pristine = self._source(world)
+        if fork_from is not None:
+            db = self.database(fork_from).clone()
+        else:
+            db = AppDatabase.from_image(image if image is not None else pristine)
+        with self._lock:
+            old = self._dbs.pop(episode_id, None)
+            self._dbs[episode_id], self._infos[episode_id] = db, info
+        if old is not None:
+            old.close()
+
+    def database(self, episode_id: str) -> AppDatabase:
+        db = self._dbs.get(episode_id)
+        if db is None:
+            raise NotFound(f"{self.app} holds no episode {episode_id!r}", field="episode_id")
+        return db
+
+    def call(self, episode_id: str, op: Operation, kwargs: dict[str, Any], actor: str, now: datetime) -> Outcome:
+        db = self.database(episode_id)
+        before = db.changes()
+        with db.session() as session:
+            ctx = Ctx(session=session, actor=actor, now=now, world=self._infos[episode_id], episode_id=episode_id)
+            try:
+                data = op.dump(op.fn(ctx, **kwargs))
+            except OpError as exc:
+                session.rollback()
+                return Outcome(error=exc.to_dict())
+            except BaseException:
+                session.rollback()
+                raise
+            if op.mutates:
+                session.commit()
+            else:
+                session.rollback()
+        return Outcome(result=data, state_changed=db.changes() != before)
+
+    def digest(self, episode_id: str) -> str:
+        return self.database(episode_id).digest()
+
+    def image(self, episode_id: str) -> bytes:
+        return self.database(episode_id).image()
+
+    def close(self, episode_id: str) -> None:
+        with self._lock:
+            db = self._dbs.pop(episode_id, None)
+            self._infos.pop(episode_id, None)
+        if db is not None:
+            db.close()
+
+    def status(self, episode_id: str, opened: bool) -> str | None:
+        return None
+
+    def __len__(self) -> int:
+        return len(self._dbs)

@@ -1,0 +1,62 @@
+"""Which backend runs the services, chosen by configuration (a tagged union on ``kind``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class InProcessConfig(_Config):
+    """Everything in the caller's process: there are no services to start."""
+    kind: Literal["inprocess"] = "inprocess"
+
+
+class ProcessesConfig(_Config):
+    kind: Literal["processes"] = "processes"
+    compose_file: Path = Path("compose.yaml")
+    profiles: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict, description="Set in every service, over compose.yaml")
+    ports: dict[str, int] = Field(default_factory=dict, description="Fixed loopback ports by service")
+    startup_timeout: float = 120.0
+
+
+class DockerConfig(_Config):
+    kind: Literal["docker"] = "docker"
+    compose_file: Path = Path("compose.yaml")
+    profiles: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict, description="Interpolated into compose.yaml")
+    project: str = "officeworld"
+    startup_timeout: float = 300.0
+
+
+BackendConfig = Annotated[Union[InProcessConfig, ProcessesConfig, DockerConfig], Field(discriminator="kind")]
+parse_config = TypeAdapter(BackendConfig).validate_python
+
+
+class InProcessBackend:
+    """The no-op backend: the gateway itself holds every app."""
+
+    def __enter__(self) -> "InProcessBackend":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+def open_backend(config: BackendConfig):
+    """The backend for ``config``, as a context manager that starts and stops its services."""
+    if isinstance(config, ProcessesConfig):
+        from sandbox.processes import ProcessesBackend
+        return ProcessesBackend(config.compose_file, tuple(config.profiles), config.env,
+                                startup_timeout=config.startup_timeout, ports=config.ports)
+    if isinstance(config, DockerConfig):
+        from sandbox.docker import DockerBackend
+        return DockerBackend(config.compose_file, tuple(config.profiles), config.env, config.project,
+                             config.startup_timeout)
+    return InProcessBackend()

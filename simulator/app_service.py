@@ -1,0 +1,113 @@
+"""An app service: one app's per-episode state behind an internal admin API.
+
+    PUT    /admin/episodes/{id}                 open from the world's pristine copy, or fork another
+    PUT    /admin/episodes/{id}/image?world=    open (or restore) from database bytes
+    GET    /admin/episodes/{id}                 the episode's state exists here
+    GET    /admin/episodes/{id}/digest          digest of its state
+    GET    /admin/episodes/{id}/image           its database bytes
+    DELETE /admin/episodes/{id}                 drop it
+    POST   /admin/episodes/{id}/call/{op}       run an operation (already validated by the gateway)
+    GET    /health                              liveness
+
+Only the gateway talks to it, over the internal network; no agent surface forwards here. The
+gateway validates, keeps the clock and records the Step; this service only executes and stores.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from fastapi import FastAPI, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict
+
+from apps.kit import App, NotFound, OpError
+from apps.kit.host import LocalHost
+from apps.kit.rest import error_response
+from simulator.episodes import EpisodeStore
+
+
+class OpenEpisode(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    world: str
+    fork_from: str | None = None
+
+
+class CallRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    arguments: dict[str, Any]
+    actor: str
+    now: datetime
+
+
+class CallResult(BaseModel):
+    result: Any = None
+    error: dict | None = None
+    state_changed: bool
+
+
+def build_app_service(app: App, worlds: list[str] = (), cache_dir=None) -> FastAPI:
+    """The admin API of ``app``; ``worlds`` are compiled before the service reports healthy."""
+    store = EpisodeStore({app.name: app}, cache_dir=cache_dir, app_urls={})
+    host: LocalHost = store.hosts[app.name]
+    for world in worlds:
+        store.world(world)
+    api = FastAPI(title=f"officeworld {app.name} service", version="0.1.0")
+
+    @api.get("/health")
+    def health() -> dict:
+        return {"status": "ok", "app": app.name, "episodes": len(host)}
+
+    @api.put("/admin/episodes/{episode_id}", status_code=204)
+    def open_episode(episode_id: str, body: OpenEpisode) -> Response:
+        host.open(episode_id, _world(store, body.world), fork_from=body.fork_from)
+        return Response(status_code=204)
+
+    @api.put("/admin/episodes/{episode_id}/image", status_code=204)
+    async def restore_episode(request: Request, episode_id: str, world: str = Query()) -> Response:
+        image = await request.body()
+        host.open(episode_id, _world(store, world), image=image)
+        return Response(status_code=204)
+
+    @api.get("/admin/episodes/{episode_id}")
+    def get_episode(episode_id: str) -> dict:
+        host.database(episode_id)
+        return {"id": episode_id, "app": app.name}
+
+    @api.get("/admin/episodes/{episode_id}/digest")
+    def digest(episode_id: str) -> dict:
+        return {"digest": host.digest(episode_id)}
+
+    @api.get("/admin/episodes/{episode_id}/image", response_class=Response)
+    def image(episode_id: str) -> Response:
+        return Response(host.image(episode_id), media_type="application/vnd.sqlite3")
+
+    @api.delete("/admin/episodes/{episode_id}", status_code=204)
+    def delete(episode_id: str) -> Response:
+        host.close(episode_id)
+        return Response(status_code=204)
+
+    @api.post("/admin/episodes/{episode_id}/call/{operation}")
+    def call(episode_id: str, operation: str, body: CallRequest) -> CallResult:
+        op = app.operations.operations.get(operation)
+        if op is None:
+            raise NotFound(f"{app.name} has no operation {operation!r}", field="operation")
+        outcome = host.call(episode_id, op, op.validate(body.arguments), body.actor, body.now)
+        return CallResult(result=outcome.result, error=outcome.error, state_changed=outcome.state_changed)
+
+    api.add_exception_handler(OpError, lambda request, exc: error_response(exc))
+    api.add_exception_handler(RequestValidationError, lambda request, exc: error_response(
+        {"type": "invalid", "message": str(exc.errors()[0].get("msg"))}))
+    api.add_exception_handler(Exception, _internal)
+    return api
+
+
+def _world(store: EpisodeStore, world: str) -> str:
+    store.world(world)  # NotFound (404) with the loader's reason when the world cannot be loaded
+    return world
+
+
+def _internal(request: Request, exc: Exception) -> Response:
+    # A crash in an app's operation is a bug; the gateway records it as an internal step error.
+    return error_response({"type": "internal", "message": f"{type(exc).__name__}: {exc}"})

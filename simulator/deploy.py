@@ -1,0 +1,42 @@
+"""``officeworld up --backend processes|docker``: run compose.yaml's services, then wait for Ctrl-C."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+
+import httpx
+
+from sandbox.config import open_backend, parse_config
+from simulator.compile import cache_dir
+
+COMPOSE_FILE = Path(__file__).resolve().parent.parent / "compose.yaml"
+
+
+def run_backend(kind: str, world: str, port: int, first_episode: bool) -> int:
+    """Start the services with backend ``kind``, print the gateway's address, serve until interrupted."""
+    env, extra = {"OFFICEWORLD_WORLD": world}, {}
+    if kind == "processes":
+        extra = {"ports": {"gateway": port}}  # the containers' /cache and /trajectories are this user's folders here
+        env |= {"OFFICEWORLD_CACHE_DIR": str(cache_dir()), "OFFICEWORLD_TRAJECTORY_DIR": str(Path("trajectories").resolve())}
+    else:
+        env |= {"OFFICEWORLD_PORT": str(port)}
+    try:
+        config = parse_config({"kind": kind, "compose_file": COMPOSE_FILE, "env": env, **extra})
+    except ValueError:
+        print(f"error: unknown backend {kind!r} (inprocess, processes or docker)", file=sys.stderr)
+        return 2
+    with open_backend(config) as backend:
+        base = backend.url("gateway")
+        print(f"officeworld ({kind}): gateway at {base}   control API: {base}/v1/episodes", file=sys.stderr)
+        if first_episode:
+            ep = httpx.post(f"{base}/v1/episodes", json={"world": world}, timeout=60).json()
+            print(f"episode {ep['id']} as {ep['actor']}\n  MCP:  {ep['mcp_url']}\n  REST: {ep['api_url']}\n"
+                  f"  CLI:  export OW_URL={base} OW_EPISODE={ep['id']}", file=sys.stderr)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        try:
+            signal.pause()
+        except KeyboardInterrupt:
+            pass
+    return 0

@@ -1,0 +1,108 @@
+"""compose.yaml and the Dockerfile, checked without an engine: the Compose Spec schema,
+``docker-compose config``, hadolint, and the project's own rules on the parsed files."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sandbox import compose
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE = ROOT / "compose.yaml"
+APPS = {"mail", "crm", "docs"}
+
+
+@pytest.fixture(scope="module")
+def spec() -> dict:
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+    if found is None:
+        pytest.skip(f"{name} is not installed (./dev.sh setup installs it)")
+    return found
+
+
+def test_matches_the_compose_spec_schema():
+    done = subprocess.run([_tool("check-jsonschema"), "--builtin-schema", "vendor.compose-spec", str(COMPOSE)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_docker_compose_resolves_it(tmp_path):
+    # docker-compose 1.x rejects the top-level `name:` that Compose v2 reads; check a copy without it.
+    copy = tmp_path / "compose.yaml"
+    copy.write_text(re.sub(r"(?m)^name:.*\n", "", COMPOSE.read_text()))
+    shutil.copy(ROOT / "Dockerfile", tmp_path / "Dockerfile")
+    (tmp_path / "worlds").mkdir()
+    base = [_tool("docker-compose"), "-f", str(copy), "-p", "officeworld"]
+    done = subprocess.run([*base, "config", "--quiet"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    services = subprocess.run([*base, "--profile", "agent", "config", "--services"], capture_output=True,
+                              text=True, timeout=120).stdout.split()
+    assert sorted(services) == sorted([*APPS, "gateway", "agent-shell"])
+
+
+def test_only_the_gateway_publishes_a_port_and_only_on_loopback(spec):
+    published = {name: s["ports"] for name, s in spec["services"].items() if s.get("ports")}
+    assert list(published) == ["gateway"]
+    resolved = compose.interpolate(published["gateway"], {})
+    assert all(p.startswith("127.0.0.1:") for p in resolved)
+
+
+def test_apps_sit_only_on_internal_networks(spec):
+    networks = spec["networks"]
+    for name in APPS | {"agent-shell"}:
+        for network in spec["services"][name]["networks"]:
+            assert networks[network].get("internal") is True, f"{name} is on non-internal network {network}"
+    gateway = spec["services"]["gateway"]["networks"]
+    assert [n for n in gateway if not networks[n].get("internal")] == ["edge"]
+
+
+def test_every_service_has_a_healthcheck_and_the_gateway_waits_for_healthy_apps(spec):
+    project = compose.load(COMPOSE, {})
+    assert {s.name for s in project.services.values() if s.healthcheck is None} == set()
+    assert project.services["gateway"].depends_on == {app: "service_healthy" for app in APPS}
+
+
+def test_worlds_are_read_only_and_trajectories_go_to_a_volume(spec):
+    for name in APPS | {"gateway"}:
+        mounts = spec["services"][name]["volumes"]
+        world_mounts = [m for m in mounts if m.startswith("./worlds:")]
+        assert world_mounts and all(m.endswith(":ro") for m in world_mounts), name
+    gateway = spec["services"]["gateway"]
+    assert "trajectories:/trajectories" in gateway["volumes"] and "trajectories" in spec["volumes"]
+    assert gateway["environment"]["OFFICEWORLD_TRAJECTORY_DIR"] == "/trajectories"
+
+
+def test_the_gateway_finds_each_app_service_by_environment(spec):
+    env = spec["services"]["gateway"]["environment"]
+    assert {app: env[f"OFFICEWORLD_{app.upper()}_URL"] for app in APPS} == {app: f"http://{app}:8000" for app in APPS}
+
+
+def test_dockerfile_passes_hadolint():
+    done = subprocess.run([_tool("hadolint"), str(ROOT / "Dockerfile")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_dockerfile_is_multi_stage_with_a_non_root_final_stage_without_build_tools():
+    stages = re.split(r"(?m)^FROM ", (ROOT / "Dockerfile").read_text())[1:]
+    assert len(stages) >= 2
+    final = stages[-1]
+    users = re.findall(r"(?m)^USER\s+(\S+)", final)
+    assert users and users[-1].split(":")[0] not in ("root", "0")
+    assert not re.search(r"(?m)^RUN .*(apt-get|apk|pip install|gcc|build-essential)", final)
+    assert "COPY --from=build" in final
+
+
+def test_dockerignore_keeps_environments_and_tests_out_of_the_image():
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert {".git", ".venv", "tests"} <= set(ignored)

@@ -1,0 +1,134 @@
+"""The compose topology run as local processes: an episode carried through the gateway end to end,
+with each app in its own service, and a dead app service reported instead of silently emptied."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from mcp import Client
+
+from factories import make_world
+from sandbox.processes import ProcessesBackend
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory) -> tuple[ProcessesBackend, Path, Path]:
+    tmp = tmp_path_factory.mktemp("processes")
+    world_dir = make_world(tmp / "worlds")
+    env = {"OFFICEWORLD_WORLD": str(world_dir), "OFFICEWORLD_CACHE_DIR": str(tmp / "cache"),
+           "OFFICEWORLD_TRAJECTORY_DIR": str(tmp / "trajectories")}
+    backend = ProcessesBackend(ROOT / "compose.yaml", env=env, log_dir=tmp / "logs", startup_timeout=60)
+    with backend:
+        yield backend, world_dir, tmp / "trajectories"
+
+
+def _create(base: str, world_dir: Path) -> dict:
+    response = httpx.post(f"{base}/v1/episodes", json={"world": str(world_dir)}, timeout=30)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def _ow(base: str, episode: str, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "OW_URL": base, "OW_EPISODE": episode}
+    return subprocess.run([sys.executable, "-m", "simulator.agent_cli", *args], capture_output=True, text=True,
+                          env=env, timeout=60, cwd=ROOT)
+
+
+async def _mcp(url: str, calls: list[tuple[str, dict]]):
+    async with Client(url) as client:
+        return [await client.call_tool(name, args) for name, args in calls]
+
+
+def test_runs_every_service_of_compose_yaml_and_only_the_gateway_serves_agents(world):
+    backend, _, _ = world
+    assert [s.name for s in backend.services] == ["mail", "crm", "docs", "gateway"]  # agent-shell is a profile
+    health = httpx.get(f"{backend.url('gateway')}/health").json()
+    assert health["apps"] == ["crm", "docs", "mail"]
+    # An app service speaks only its admin API: it has no agent surfaces.
+    assert httpx.post(f"{backend.url('mail')}/episodes/x/api/mail/search", json={}).status_code == 404
+
+
+def test_an_episode_acts_over_mcp_and_the_cli_and_its_state_lives_in_the_app_services(world):
+    backend, world_dir, trajectories = world
+    base = backend.url("gateway")
+    episode = _create(base, world_dir)
+    found, sent = asyncio.run(_mcp(episode["mcp_url"], [
+        ("mail_search", {"query": "from:sam renewal"}),
+        ("mail_send", {"to": ["ravi@small.test"], "subject": "Quote", "body": "Sent over MCP"})]))
+    assert not found.is_error and found.structured_content["total"] == 1
+    assert not sent.is_error
+    cli = _ow(base, episode["id"], "mail", "search", "subject:Quote", "--json")
+    assert cli.returncode == 0, cli.stderr
+    assert [m["subject"] for m in json.loads(cli.stdout)["messages"]] == ["Quote"]
+
+    steps = httpx.get(f"{base}/v1/episodes/{episode['id']}/trajectory").json()["steps"]
+    assert [(s["surface"], s["operation"], s["state_changed"]) for s in steps] == [
+        ("mcp", "search", False), ("mcp", "send", True), ("cli", "search", False)]
+    # The mail service holds the changed state; a fresh episode's digest differs only in mail.
+    digests = httpx.get(f"{base}/v1/episodes/{episode['id']}/digest").json()["apps"]
+    fresh = httpx.get(f"{base}/v1/episodes/{_create(base, world_dir)['id']}/digest").json()["apps"]
+    admin = httpx.get(f"{backend.url('mail')}/admin/episodes/{episode['id']}/digest").json()
+    assert admin["digest"] == digests["mail"] != fresh["mail"]
+    assert digests["crm"] == fresh["crm"] and digests["docs"] == fresh["docs"]
+
+    assert httpx.delete(f"{base}/v1/episodes/{episode['id']}").status_code == 204
+    saved = json.loads((trajectories / f"{episode['id']}.json").read_text())
+    assert [s["operation"] for s in saved["steps"]] == ["search", "send", "search"]
+    assert httpx.get(f"{backend.url('mail')}/admin/episodes/{episode['id']}").status_code == 404
+
+
+def test_fork_and_restore_work_across_services(world):
+    backend, world_dir, _ = world
+    base = backend.url("gateway")
+    episode = _create(base, world_dir)
+    send = {"to": ["mei@small.test"], "subject": "Before fork", "body": "x"}
+    assert httpx.post(f"{episode['api_url']}/mail/send", json=send).status_code == 200
+    snapshot = httpx.get(f"{base}/v1/episodes/{episode['id']}/snapshot").content
+    child = httpx.post(f"{base}/v1/episodes/{episode['id']}/fork").json()
+    digest = lambda e: httpx.get(f"{base}/v1/episodes/{e}/digest").json()["digest"]  # noqa: E731
+    assert digest(child["id"]) == digest(episode["id"])
+    assert httpx.post(f"{child['api_url']}/mail/send", json={**send, "subject": "Child only"}).status_code == 200
+    assert digest(child["id"]) != digest(episode["id"])
+    restored = httpx.post(f"{base}/v1/episodes/{child['id']}/restore", content=snapshot)
+    assert restored.status_code == 200 and digest(child["id"]) == digest(episode["id"])
+
+
+def test_a_dead_app_service_is_an_error_state_and_the_other_apps_keep_working(world):
+    """Runs last in this module: it kills the crm service."""
+    backend, world_dir, _ = world
+    base = backend.url("gateway")
+    episode = _create(base, world_dir)
+    assert httpx.post(f"{episode['api_url']}/crm/list_users", json={}).status_code == 200
+    backend.kill("crm")
+
+    info = httpx.get(f"{base}/v1/episodes/{episode['id']}").json()
+    assert info["status"] == "error" and set(info["app_errors"]) == {"crm"}
+    assert "crm service" in info["app_errors"]["crm"] and "cannot be reached" in info["app_errors"]["crm"]
+
+    rest = httpx.post(f"{episode['api_url']}/crm/list_users", json={})
+    assert rest.status_code == 503 and rest.json()["error"]["type"] == "unavailable"
+    assert "crm service" in rest.json()["error"]["message"]
+    (mcp_crm, mcp_mail) = asyncio.run(_mcp(episode["mcp_url"], [("crm_list_users", {}),
+                                                                ("mail_search", {"query": "Globex"})]))
+    assert mcp_crm.is_error and "unavailable" in mcp_crm.content[0].text
+    assert not mcp_mail.is_error and mcp_mail.structured_content["total"] == 2
+    cli = _ow(base, episode["id"], "crm", "list-users")
+    assert cli.returncode == 3 and "crm service" in cli.stderr
+    digest = httpx.get(f"{base}/v1/episodes/{episode['id']}/digest")
+    assert digest.status_code == 503 and "crm" in digest.json()["error"]["message"]
+    # A new episode is still created (apps open lazily) and reports the dead app at once.
+    fresh = _create(base, world_dir)
+    assert fresh["status"] == "error" and set(fresh["app_errors"]) == {"crm"}
+    steps = httpx.get(f"{base}/v1/episodes/{episode['id']}/trajectory").json()["steps"]
+    assert [(s["surface"], s["app"], (s["error"] or {}).get("type")) for s in steps] == [
+        ("rest", "crm", None), ("rest", "crm", "unavailable"), ("mcp", "crm", "unavailable"),
+        ("mcp", "mail", None), ("cli", "crm", "unavailable")]
