@@ -24,6 +24,11 @@ from simulator.episodes import EpisodeStore
 PROBES: dict[str, list[tuple[str, dict]]] = {
     "mail": [("get_message", {"message_id": 1}), ("search", {"query": "renewal"}),
              ("search", {"query": "from:me is:unread"}), ("star", {"message_ids": [1]})],
+    "crm": [("get_opportunity", {"opportunity_id": 1}), ("search", {"text": "globex"}),
+            ("query", {"soql": "SELECT name, amount FROM Opportunity WHERE amount > 50000 ORDER BY amount DESC"}),
+            ("pipeline_by_stage", {})],
+    "docs": [("list_view", {"view": "my_drive"}), ("search", {"query": "renewal"}),
+             ("search", {"query": "pipeline forecast"})],
 }
 
 
@@ -52,6 +57,9 @@ def _ops(store: EpisodeStore, world: str, repeat: int) -> dict:
         for name, args in probes:
             op = store.apps[app].operations[name]
             label = f"{app}.{name}" + (f"({args['query']})" if "query" in args else "")
+            if invoke(episode, op, args, "python").error:
+                out[label] = {"error": "probe failed on this world"}
+                continue
             out[label] = _times(lambda: invoke(episode, op, args, "python"), repeat)
     return out
 

@@ -9,18 +9,27 @@ import anyio
 import typer
 import uvicorn
 
+from simulator import worlds_cli
 from simulator.episodes import EpisodeStore
 
 cli = typer.Typer(help="officeworld: a company's apps as a sandbox for agents.", no_args_is_help=True,
                   add_completion=False)
+cli.add_typer(worlds_cli.cli, name="worlds")
 
 
 @cli.command()
-def up(world: str = typer.Option("acme", help="World to compile ahead of the first episode"),
-       host: str = typer.Option("127.0.0.1", help="Address to listen on"),
-       port: int = typer.Option(8000, help="Port to listen on"),
-       episode: bool = typer.Option(True, help="Create one episode at start and print its URLs")) -> None:
-    """Serve the control API, per-episode REST and per-episode MCP in one process."""
+def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World to compile ahead of the first episode"),
+       host: str = typer.Option("127.0.0.1", envvar="OFFICEWORLD_HOST", help="Address to listen on"),
+       port: int = typer.Option(8000, envvar="OFFICEWORLD_PORT", help="Port to listen on"),
+       episode: bool = typer.Option(True, envvar="OFFICEWORLD_FIRST_EPISODE",
+                                    help="Create one episode at start and print its URLs"),
+       backend: str = typer.Option("inprocess", help="inprocess (one process), processes (the services of "
+                                   "compose.yaml as local processes) or docker (docker compose)")) -> None:
+    """Serve the control API, per-episode REST and per-episode MCP (apps in-process, or as services)."""
+    if backend != "inprocess":
+        from simulator.deploy import run_backend
+
+        raise typer.Exit(run_backend(backend, world=world, port=port, first_episode=episode))
     from simulator.server import build_app
 
     store = EpisodeStore()
@@ -35,6 +44,21 @@ def up(world: str = typer.Option("acme", help="World to compile ahead of the fir
               file=sys.stderr)
     print(f"control API: {base}/v1/episodes   (docs: {base}/docs)", file=sys.stderr)
     uvicorn.run(build_app(store), host=host, port=port, log_level="warning")
+
+
+@cli.command("app-service")
+def app_service(app: str = typer.Option(..., envvar="OFFICEWORLD_APP", help="The app to serve (mail, crm, docs)"),
+                world: list[str] = typer.Option(["acme"], envvar="OFFICEWORLD_WORLD",
+                                                help="World(s) to compile before reporting healthy"),
+                host: str = typer.Option("127.0.0.1", envvar="OFFICEWORLD_HOST", help="Address to listen on"),
+                port: int = typer.Option(8001, envvar="OFFICEWORLD_PORT", help="Port to listen on")) -> None:
+    """Serve one app's per-episode state over its internal admin API (for the gateway only)."""
+    from simulator.app_service import build_app_service
+    from simulator.registry import APPS
+
+    if app not in APPS:
+        raise typer.BadParameter(f"unknown app {app!r} (known: {', '.join(sorted(APPS))})", param_hint="--app")
+    uvicorn.run(build_app_service(APPS[app], world), host=host, port=port, log_level="warning")
 
 
 @cli.command()

@@ -68,6 +68,7 @@ class MailMessage(Strict):
     """One message file (``.eml``) of the world's mail."""
 
     source: str
+    lines: dict[str, int] = Field(default_factory=dict, exclude=True, description="Header name -> line in source")
     message_id: str
     sender: str
     sender_name: str = ""

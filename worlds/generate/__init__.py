@@ -1,0 +1,88 @@
+"""Generate a synthetic world of any size with faker: the same seed writes the same bytes.
+
+People first, then CRM records (whose contacts become the world's outsiders), then mail about those
+records and docs that agree with them, written through ``worlds.writer`` so the loader reads it back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import shutil
+from contextlib import nullcontext
+from pathlib import Path
+
+from faker import Faker
+from rich.progress import Progress
+
+from worlds.generate.crm import CrmBuilder
+from worlds.generate.docs import DocsBuilder
+from worlds.generate.mail import MailBuilder
+from worlds.generate.people import make_info
+from worlds.generate.sizes import SIZES, Size
+from worlds.writer import format_message, write_crm, write_docs, write_info
+
+__all__ = ["SIZES", "Size", "ensure", "generate"]
+
+
+def generate(seed: int, size: str, out: Path, progress: bool = False, name: str | None = None) -> Path:
+    """Write a world of ``size`` (a key of ``SIZES``) for ``seed`` into ``out``; return ``out``."""
+    spec = SIZES[size]
+    fake = Faker("en_US")
+    fake.seed_instance(seed)
+    rng = random.Random(seed)
+    taken: set[str] = set()
+    info = make_info(fake, rng, spec, name or f"generated-{size}-{seed}", taken)
+    crm_builder = CrmBuilder(fake, rng, info, taken)
+    crm = crm_builder.build(spec.accounts)
+    info.outsiders = crm_builder.outsiders
+    with Progress(transient=True) if progress else nullcontext() as bar:
+        tick = _ticker(bar, "mail", spec.messages)
+        mail = MailBuilder(fake, rng, info, crm, seed).build(spec.messages, tick)
+        docs = DocsBuilder(fake, rng, info, crm).build(spec.documents)
+        write_info(info, out)
+        write_crm(crm, out)
+        write_docs(docs, out)
+        _write_mail(mail, out, _ticker(bar, "writing mail", len(mail.messages)))
+    return out
+
+
+def _ticker(bar: Progress | None, label: str, total: int):
+    if bar is None:
+        return lambda n=1: None
+    task = bar.add_task(label, total=total)
+    return lambda n=1: bar.advance(task, n)
+
+
+def _write_mail(mail, out: Path, tick) -> None:
+    from worlds.writer import write_mail
+
+    for message in mail.messages:
+        path = out / message.source
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(format_message(message))
+        tick()
+    write_mail(mail.model_copy(update={"messages": [m for m in mail.messages if m.attachments]}), out)
+
+
+def cache_root() -> Path:
+    """Where generated worlds are kept: ``$OFFICEWORLD_CACHE_DIR/worlds`` (default ``~/.cache/officeworld``)."""
+    default = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "officeworld"
+    return Path(os.environ.get("OFFICEWORLD_CACHE_DIR", default)) / "worlds"
+
+
+def ensure(size: str, seed: int = 1, base: Path | None = None) -> Path:
+    """A generated world on disk, written once per (size, seed, generator code): ``generated-m`` for tests
+    and benchmarks without committing megabytes of mail. A changed generator writes a fresh folder."""
+    code = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))))
+    folder = (base or cache_root()) / f"generated-{size}-{seed}-{code.hexdigest()[:12]}"
+    if not (folder / "world.yaml").is_file():
+        partial = folder.with_name(folder.name + f".{os.getpid()}.tmp")
+        shutil.rmtree(partial, ignore_errors=True)
+        generate(seed, size, partial, name=f"generated-{size}" + (f"-{seed}" if seed != 1 else ""))
+        try:
+            partial.rename(folder)
+        except OSError:  # another process finished first; its folder is the same world
+            shutil.rmtree(partial, ignore_errors=True)
+    return folder

@@ -1,0 +1,93 @@
+"""Docs about the same accounts: a pipeline sheet that agrees with the CRM, account plans, case notes.
+
+Every team has a shared drive; account plans and the pipeline live in the Sales drive, case write-ups
+in Support's, meeting notes in people's own drives. Content goes to ``docs/files/`` as Markdown/CSV.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+from zoneinfo import ZoneInfo
+
+from faker import Faker
+
+from worlds.crm import CrmData
+from worlds.docs import Comment, DocsData, Item, SharedDrive
+from worlds.model import WorldInfo
+
+
+class DocsBuilder:
+    def __init__(self, fake: Faker, rng: random.Random, info: WorldInfo, crm: CrmData):
+        self.fake, self.rng, self.info, self.crm = fake, rng, info, crm
+        self.now = info.now
+        # Aware on purpose: the docs seed stores a drive's time as given (naive ones fail there).
+        self.drive_created = (info.now - timedelta(days=400)).replace(tzinfo=ZoneInfo(info.timezone))
+        self.items: list[Item] = []
+        self.teams: dict[str, list[str]] = {}
+        for p in info.people:
+            self.teams.setdefault(p.team, []).append(p.email)
+
+    def build(self, target: int) -> DocsData:
+        drives = [SharedDrive(name=team, members={m: "manager" if i == 0 else "editor" for i, m in enumerate(members)},
+                              created=self.drive_created) for team, members in self.teams.items()]
+        self.pipeline()
+        accounts = list(self.crm.accounts.items())
+        cases = list(self.crm.cases.items())
+        while len(self.items) < target:
+            roll = self.rng.random()
+            if roll < 0.5:
+                self.account_plan(*accounts[len(self.items) % len(accounts)])
+            elif roll < 0.7 and cases:
+                self.case_notes(*self.rng.choice(cases))
+            else:
+                self.meeting_notes()
+        return DocsData(drives=drives, items=self.items)
+
+    def add(self, name: str, source: str, content: str | list, by: str, days_back: int, **where) -> Item:
+        """An item whose content (Markdown text, or rows of a sheet) the writer puts at ``source``."""
+        created = self.now - timedelta(days=days_back, minutes=self.rng.randint(0, 600))
+        body = {"rows": content} if isinstance(content, list) else {"text": content}
+        item = Item(name=name, source=source, created=created, created_by=by, modified=created,
+                    modified_by=by, **body, **where)
+        self.items.append(item)
+        return item
+
+    def pipeline(self) -> None:
+        rows = [["opportunity", "account", "owner", "stage", "amount", "close_date"]]
+        for key, o in self.crm.opportunities.items():
+            rows.append([key, o.account, o.owner, o.stage, f"{o.amount:.0f}", str(o.close_date)])
+        head = self.teams["Sales"][0]
+        self.add("Pipeline (from CRM)", "files/pipeline.csv", rows, head, 1, drive="Sales",
+                 folder="Pipeline", type="spreadsheet")
+
+    def account_plan(self, key: str, account) -> None:
+        opps = [o for o in self.crm.opportunities.values() if o.account == key]
+        lines = [f"# Account plan: {account.name}", "", f"Owner: {account.owner}  ", f"Industry: {account.industry}",
+                 "", "## Opportunities", ""]
+        lines += [f"- {o.name}: {o.stage}, ${o.amount:,.0f}, closes {o.close_date}" for o in opps] or ["- none open"]
+        lines += ["", "## Notes", "", self.fake.paragraph(nb_sentences=4), ""]
+        n = len(self.items)
+        item = self.add(f"{account.name} account plan", f"files/accounts/{key}-{n}.md", "\n".join(lines),
+                        account.owner, self.rng.randint(2, 200), drive="Sales", folder=f"Accounts/{account.name[:40]}")
+        if self.rng.random() < 0.2:
+            reviewer = self.teams["Sales"][0]
+            item.comments.append(Comment(by=reviewer, at=item.created + timedelta(hours=2), quote="## Opportunities",
+                                         text=f"@{account.owner.split('@')[0]} please confirm the close dates."))
+
+    def case_notes(self, key: str, case) -> None:
+        body = (f"# Case write-up: {case.subject}\n\nAccount: {case.account}\nStatus: {case.status}\n"
+                f"Priority: {case.priority}\n\n{case.description}\n")
+        self.add(f"Case {key[:50]}", f"files/cases/{key}-{len(self.items)}.md", body, case.owner,
+                 self.rng.randint(1, 100), drive="Support", folder="Case write-ups")
+
+    def meeting_notes(self) -> None:
+        person = self.rng.choice(self.info.people)
+        body = f"# {self.fake.catch_phrase()}\n\nAttendees: {person.name}\n\n{self.fake.paragraph(nb_sentences=5)}\n"
+        self.add(f"Meeting notes {len(self.items)}", f"files/notes/{len(self.items)}.md", body, person.email,
+                 self.rng.randint(1, 300), owner=person.email, folder="Meetings",
+                 shared=self.share(person.email, person.team))
+
+    def share(self, owner: str, team: str) -> dict[str, str]:
+        others = [p for p in self.teams[team] if p != owner]
+        return {self.rng.choice(others): "commenter"} if others and self.rng.random() < 0.3 else {}

@@ -1,0 +1,123 @@
+"""Mail threads about the CRM's records: deals between owners and contacts, support cases, team talk.
+
+Threads have replies in order: each reply is later than its parent and earlier than the world's now,
+cites its parent (In-Reply-To, References) and quotes its first line, as mail clients do.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from faker import Faker
+
+from worlds.crm import CrmData
+from worlds.generate import text
+from worlds.model import Attachment, Mailbox, MailData, MailMessage, WorldInfo
+
+
+class MailBuilder:
+    def __init__(self, fake: Faker, rng: random.Random, info: WorldInfo, crm: CrmData, seed: int):
+        self.fake, self.rng, self.info, self.crm, self.seed = fake, rng, info, crm, seed
+        self.zone = ZoneInfo(info.timezone)
+        self.now = info.now.replace(tzinfo=self.zone)
+        self.names = {p.email: (p.name, p.title) for p in info.people} | {
+            o.email: (o.name, o.title) for o in info.outsiders}
+        self.messages: list[MailMessage] = []
+        self.boxes: dict[str, Mailbox] = {}
+        self.opps, self.cases = list(crm.opportunities.items()), list(crm.cases.items())
+        self.people = {p.email for p in info.people}
+        self.contacts_of: dict[str, list[str]] = {}
+        for contact in crm.contacts.values():
+            self.contacts_of.setdefault(contact.account, []).append(contact.email)
+
+    def build(self, target: int, tick=lambda n: None) -> MailData:
+        thread = 0
+        while len(self.messages) < target:
+            thread += 1
+            before = len(self.messages)
+            kind = self.rng.choices(["deal", "case", "internal"], weights=[5, 2, 3])[0]
+            getattr(self, kind)(f"{kind}-{thread:05d}", target - len(self.messages))
+            tick(len(self.messages) - before)
+        return MailData(messages=self.messages, mailboxes=self.boxes)
+
+    def contact_email(self, key: str | None) -> str | None:
+        return self.crm.contacts[key].email if key else None
+
+    def deal(self, thread: str, room: int) -> None:
+        key, opp = self.rng.choice(self.opps)
+        contact = self.rng.choice(self.contacts_of[opp.account])
+        values = dict(opp=opp.name, account=self.crm.accounts[opp.account].name, amount=opp.amount or 0,
+                      close=opp.close_date, stage=opp.stage, next=opp.next_step or "countersignature")
+        subject, body = self.rng.choice(text.DEAL_OPENERS)
+        start = max(opp.created.replace(tzinfo=self.zone) if opp.created else self.now - timedelta(days=90),
+                    self.now - timedelta(days=365))
+        attach = [self.quote_csv(key, opp)] if self.rng.random() < 0.05 else []
+        replies = [text.DEAL_REPLIES[i % 3].format(point=text.point(self.fake, self.rng), **values)
+                   for i in range(self.rng.randint(0, 4))]
+        self.thread(thread, [opp.owner, contact], subject.format(**values), [body.format(**values), *replies],
+                    start, room, attach, label=("Deals", opp.owner))
+
+    def case(self, thread: str, room: int) -> None:
+        _, case = self.rng.choice(self.cases)
+        subject, body = text.CASE_OPENER
+        opener = body.format(subject=case.subject.lower(), detail=case.description)
+        replies = self.rng.sample(text.CASE_REPLIES, self.rng.randint(1, 3))
+        start = case.created.replace(tzinfo=self.zone) if case.created else self.now - timedelta(days=30)
+        self.thread(thread, [self.contact_email(case.contact), case.owner], subject.format(subject=case.subject),
+                    [opener, *replies], start, room)
+
+    def internal(self, thread: str, room: int) -> None:
+        teams = sorted({p.team for p in self.info.people})
+        team = self.rng.choice([t for t in teams if sum(p.team == t for p in self.info.people) > 1])
+        members = [p.email for p in self.info.people if p.team == team]
+        people = self.rng.sample(members, min(len(members), self.rng.randint(2, 4)))
+        subject = self.rng.choice(text.INTERNAL_TOPICS).format(team=team, quarter=self.rng.randint(1, 4))
+        bodies = [self.fake.paragraph(nb_sentences=3) for _ in range(self.rng.randint(1, 5))]
+        self.thread(thread, people, subject, bodies, self.now - timedelta(days=self.rng.randint(1, 365)), room)
+
+    def quote_csv(self, key: str, opp) -> Attachment:
+        csv = f"opportunity,product,amount,close_date\n{opp.name},{opp.name.split()[-1]},{opp.amount:.2f},{opp.close_date}\n"
+        return Attachment(filename=f"quote-{key}.csv", mime_type="text/csv", content=csv.encode())
+
+    def thread(self, thread: str, people: list[str], subject: str, bodies: list[str], start: datetime, room: int,
+               attach: list[Attachment] = (), label: tuple[str, str] | None = None) -> None:
+        when = start.replace(second=0, microsecond=0) + timedelta(minutes=self.rng.randint(0, 600))
+        parent: MailMessage | None = None
+        for i, body in enumerate(bodies[:room]):
+            if when >= self.now:
+                return
+            sender = people[i % 2] if len(people) < 3 or i == 0 else self.rng.choice(people)
+            others = [p for p in people if p != sender]
+            name, title = self.names[sender]
+            full = f"{text.greeting(self.names[others[0]][0])}\n\n{body}\n\n{text.signature(name, title)}\n"
+            if parent is not None:
+                full += "\n" + text.quote(parent.sender_name, parent.date, parent.body_text) + "\n"
+            parent = self.add(thread, i + 1, sender, name, others, ("Re: " if i else "") + subject, when, full,
+                              parent, attach if i == 0 else [])
+            self.file(parent, label)
+            when += timedelta(minutes=self.rng.randint(20, 2_000))
+
+    def add(self, thread, n, sender, name, others, subject, when, body, parent, attach) -> MailMessage:
+        domain = sender.split("@", 1)[1]
+        refs = [*parent.references, parent.message_id] if parent else []
+        message = MailMessage(
+            source=f"mail/{thread}/{n}.eml", message_id=f"<{thread}.{n}.{self.seed}@{domain}>", sender=sender,
+            sender_name=name, to=others[:1], cc=others[1:], subject=subject, date=when, body_text=body,
+            in_reply_to=parent.message_id if parent else None, references=refs, attachments=list(attach))
+        self.messages.append(message)
+        return message
+
+    def file(self, message: MailMessage, label: tuple[str, str] | None) -> None:
+        """Mailbox state: some received mail unread or starred; deal openers labelled for their owner."""
+        for person in (r for r in message.to + message.cc if r in self.people):
+            roll = self.rng.random()
+            if roll < 0.15 or roll > 0.97:
+                box = self.boxes.setdefault(person, Mailbox())
+                box.messages.setdefault(message.message_id, []).append("UNREAD" if roll < 0.15 else "STARRED")
+        if label and message.in_reply_to is None and label[1] in {message.sender, *message.to, *message.cc}:
+            box = self.boxes.setdefault(label[1], Mailbox())
+            if label[0] not in box.labels:
+                box.labels.append(label[0])
+            box.messages.setdefault(message.message_id, []).append(label[0])

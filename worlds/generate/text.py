@@ -1,0 +1,53 @@
+"""Subjects and bodies of generated mail: short templates filled with the records they are about."""
+
+from __future__ import annotations
+
+import random
+
+from faker import Faker
+
+DEAL_OPENERS = [
+    ("Pricing for {opp}", "Following our call, the proposal for {opp} comes to ${amount:,.0f}. We are aiming to "
+     "close by {close:%B %-d}. Next step on our side: {next}."),
+    ("{account} renewal terms", "Ahead of the renewal, here is where we are on {opp}: ${amount:,.0f}, currently at "
+     "{stage}. Can you confirm who signs on your side?"),
+    ("Security questionnaire for {account}", "Your security team asked for our SOC 2 report and the data flow "
+     "diagram for {opp}. I have attached what we have; the remaining answers follow this week."),
+    ("Contract redlines: {opp}", "Legal has returned the redlines for {opp}. The open points are the liability cap "
+     "and the payment terms; everything else is agreed. Target signature {close:%B %-d}."),
+]
+DEAL_REPLIES = [
+    "Thanks. {point} Let's keep {close:%B %-d} as the target.",
+    "Understood. {point} I'll come back to you by Friday.",
+    "Appreciated. {point} Can we do a 30-minute call on Tuesday?",
+]
+CASE_OPENER = ("{subject}", "Hello, since yesterday we have been seeing this: {subject}. {detail} This is "
+               "blocking part of our team; can you take a look?")
+CASE_REPLIES = [
+    "Thanks for the report. I have reproduced it and opened an internal ticket; I'll update you within a day.",
+    "We have deployed a fix. Could you confirm that it works on your side?",
+    "Confirmed, it works now. Thank you for the quick turnaround.",
+    "Could you send the exact time it happened and the user affected? That will help us trace it.",
+]
+INTERNAL_TOPICS = ["Weekly {team} sync notes", "Q{quarter} planning for {team}", "Hiring: open {team} role",
+                   "Process change in {team}", "Offsite agenda", "Customer feedback round-up"]
+
+
+def greeting(name: str) -> str:
+    return f"Hi {name.split()[0]},"
+
+
+def signature(name: str, title: str | None) -> str:
+    return f"Best,\n{name}" + (f"\n{title}" if title else "")
+
+
+def quote(sender_name: str, when, body: str) -> str:
+    lines = [line for line in body.splitlines()[1:] if line.strip()]
+    first = lines[0] if lines else body.strip()
+    return f"On {when:%a, %b %-d, %Y at %-I:%M %p}, {sender_name} wrote:\n> {first}"
+
+
+def point(fake: Faker, rng: random.Random) -> str:
+    return rng.choice([f"On the {fake.bs()} question, we are aligned.", f"The team liked the {fake.catch_phrase().lower()}.",
+                       "Procurement needs one more week.", "Our CFO wants a quarterly payment option.",
+                       "The pilot numbers look good."])
