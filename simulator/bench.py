@@ -11,9 +11,7 @@ import asyncio
 import gc
 import os
 import platform
-import socket
 import statistics
-import threading
 import time
 from typing import Callable
 
@@ -32,15 +30,19 @@ PROBES: dict[str, list[tuple[str, dict]]] = {
 }
 
 
+def _summary(samples_us: list[float]) -> dict:
+    samples_us = sorted(samples_us)
+    return {"median_us": round(statistics.median(samples_us), 1),
+            "p90_us": round(samples_us[int(len(samples_us) * 0.9) - 1], 1), "samples": len(samples_us)}
+
+
 def _times(fn: Callable[[], object], repeat: int) -> dict:
     samples = []
     for _ in range(repeat):
         started = time.perf_counter()
         fn()
         samples.append((time.perf_counter() - started) * 1e6)
-    samples.sort()
-    return {"median_us": round(statistics.median(samples), 1),
-            "p90_us": round(samples[int(len(samples) * 0.9) - 1], 1), "samples": repeat}
+    return _summary(samples)
 
 
 def _rss_mb() -> float:
@@ -80,37 +82,24 @@ def _memory(store: EpisodeStore, world: str, count: int = 100) -> dict:
 
 
 def _mcp(store: EpisodeStore, world: str, repeat: int) -> dict:
-    import uvicorn
     from mcp import Client
 
+    from simulator.serve import serve_in_thread
     from simulator.server import build_app
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(build_app(store), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
     episode = store.create(world)
 
-    async def measure() -> dict:
-        async with Client(f"http://127.0.0.1:{port}/episodes/{episode.id}/mcp") as client:
+    async def measure(url: str) -> dict:
+        async with Client(f"{url}/episodes/{episode.id}/mcp") as client:
             samples = []
             for _ in range(repeat):
                 started = time.perf_counter()
                 await client.call_tool("mail_get_message", {"message_id": 1})
                 samples.append((time.perf_counter() - started) * 1e6)
-        samples.sort()
-        return {"median_us": round(statistics.median(samples), 1),
-                "p90_us": round(samples[int(len(samples) * 0.9) - 1], 1), "samples": repeat}
+        return _summary(samples)
 
-    try:
-        return {"mail_get_message": asyncio.run(measure())}
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serve_in_thread(build_app(store)) as url:
+        return {"mail_get_message": asyncio.run(measure(url))}
 
 
 def run(world: str = "acme", repeat: int = 200) -> dict:

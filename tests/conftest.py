@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from factories import make_world  # noqa: E402
 from simulator.episodes import EpisodeStore  # noqa: E402
+from simulator.serve import serve_in_thread  # noqa: E402
 from simulator.server import build_app  # noqa: E402
 
 BASE_URL = "http://localhost:8000"
@@ -49,23 +50,5 @@ def call(api: TestClient, episode: dict, app: str, op: str, **arguments):
 @pytest.fixture
 def live_server(store: EpisodeStore):
     """The server on a free loopback port in a background thread; yields its base URL."""
-    import socket
-    import threading
-    import time
-
-    import uvicorn
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(build_app(store), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("server did not start")
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serve_in_thread(build_app(store)) as url:
+        yield url

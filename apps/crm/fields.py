@@ -73,7 +73,6 @@ def _catalogue() -> dict[str, dict[str, QField]]:
 
 
 FIELDS = _catalogue()
-TABLE_NAMES = {obj: table.__tablename__ for obj, table in m.OBJECTS.items()}
 
 
 def field(obj: str, name: str) -> QField | None:

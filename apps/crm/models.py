@@ -154,5 +154,3 @@ OBJECTS: dict[str, type[Record]] = {
     "Account": Account, "Contact": Contact, "Lead": Lead, "Opportunity": Opportunity,
     "Case": Case, "Task": Task, "Event": Event, "Note": Note,
 }
-# Records a task, event or note may be attached to.
-PARENTS = ("Account", "Contact", "Lead", "Opportunity", "Case")

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from apps.kit.episode import Episode
-from apps.kit.errors import OpError, from_dict
+from apps.kit.errors import OpError
 from apps.kit.host import Outcome
 from apps.kit.operation import Operation
 from apps.kit.trajectory import Step, Surface
@@ -44,7 +44,3 @@ def invoke(episode: Episode, op: Operation, arguments: dict[str, Any] | None, su
         raise failure
     return step
 
-
-def step_error(step: Step) -> OpError | None:
-    """The error of a failed step as an exception, for surfaces that raise."""
-    return from_dict(step.error) if step.error else None
