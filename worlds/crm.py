@@ -18,10 +18,9 @@ Owners are people of the world; ``created`` times (naive ones in the world's zon
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timezone
+from datetime import date, datetime
 from pathlib import Path
 from typing import Literal
-from zoneinfo import ZoneInfo
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -211,15 +210,6 @@ def load(root: Path, info, problems: list[str]) -> CrmData:
     return data
 
 
-def local_time(moment: datetime | None, info) -> datetime:
-    """A world time as aware UTC: naive times are in the world's zone; none means the world's now."""
-    if moment is None:
-        return info.now_utc
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=ZoneInfo(info.timezone))
-    return moment.astimezone(timezone.utc)
-
-
 class _Checker:
     """Every cross-reference and rule that a record's own shape cannot check."""
 
@@ -243,7 +233,7 @@ class _Checker:
         if r.owner is not None and r.owner not in self.people:
             self.problem(file, key, f"owner {r.owner} is not a person of the world")
         created = getattr(r, "created", None)
-        if created is not None and local_time(created, self.info) > self.info.now_utc:
+        if created is not None and self.info.utc(created) > self.info.now_utc:
             self.problem(file, key, f"created {created} is after the world's now")
         email = getattr(r, "email", None)
         if email is not None and not _EMAIL.match(email):
@@ -293,7 +283,7 @@ class _Checker:
         for entry in r.history:
             if entry.by not in self.people:
                 self.problem(file, key, f"history: {entry.by} is not a person of the world")
-            if local_time(entry.at, self.info) > self.info.now_utc:
+            if self.info.utc(entry.at) > self.info.now_utc:
                 self.problem(file, key, f"history: a change at {entry.at} is after the world's now")
 
     def check_case(self, file: str, key: str, r: CaseRecord) -> None:
@@ -310,7 +300,7 @@ class _Checker:
 
     def check_event(self, file: str, key: str, r: EventRecord) -> None:
         self.related(file, f"events: {key}", r.related)
-        if local_time(r.end, self.info) <= local_time(r.start, self.info):
+        if self.info.utc(r.end) <= self.info.utc(r.start):
             self.problem(file, f"events: {key}", "an event must end after it starts")
 
     def check_note(self, file: str, key: str, r: NoteRecord) -> None:

@@ -30,9 +30,8 @@ import csv
 import io
 import mimetypes
 import re
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -128,16 +127,15 @@ def _read_file(folder: Path, path: Path, info, data: DocsData, problems: list[st
     if not isinstance(raw, dict) or set(raw) - {"shared_drives", "items"}:
         problems.append(f"{where}: expected a mapping with shared_drives and items only")
         return
-    zone = ZoneInfo(info.timezone)
     for i, entry in enumerate(raw.get("shared_drives") or []):
         drive = _parse(SharedDrive, entry, f"{where}: shared_drives[{i}]", problems)
         if drive is not None:
-            drive.created = _aware(drive.created, zone)
+            drive.created = info.utc(drive.created)
             data.drives.append(drive)
     for i, entry in enumerate(raw.get("items") or []):
         item = _parse(Item, entry, f"{where}: items[{i}]", problems)
         if item is not None:
-            data.items.append(_with_content(folder, _zoned(item, zone), problems))
+            data.items.append(_with_content(folder, _zoned(item, info), problems))
 
 
 def _parse(model, entry, where: str, problems: list[str]):
@@ -151,20 +149,14 @@ def _parse(model, entry, where: str, problems: list[str]):
         return None
 
 
-def _aware(moment: datetime | None, zone: ZoneInfo) -> datetime | None:
-    if moment is None:
-        return None
-    return (moment if moment.tzinfo else moment.replace(tzinfo=zone)).astimezone(timezone.utc)
-
-
-def _zoned(item: Item, zone: ZoneInfo) -> Item:
-    item.created, item.modified = _aware(item.created, zone), _aware(item.modified or item.created, zone)
+def _zoned(item: Item, info) -> Item:
+    item.created, item.modified = info.utc(item.created), info.utc(item.modified or item.created)
     for c in item.comments:
-        c.at, c.resolved_at = _aware(c.at, zone), _aware(c.resolved_at, zone)
+        c.at, c.resolved_at = info.utc(c.at), info.utc(c.resolved_at)
         for r in c.replies:
-            r.at = _aware(r.at, zone)
+            r.at = info.utc(r.at)
     for r in item.revisions:
-        r.at = _aware(r.at, zone)
+        r.at = info.utc(r.at)
     return item
 
 

@@ -51,11 +51,16 @@ class WorldInfo(Strict):
     def people_by_email(self) -> dict[str, Person]:
         return {p.email: p for p in self.people}
 
+    def utc(self, moment: datetime | None) -> datetime | None:
+        """A time of the world's files as aware UTC: a time without a zone is in the world's zone."""
+        if moment is None:
+            return None
+        return (moment if moment.tzinfo else moment.replace(tzinfo=ZoneInfo(self.timezone))).astimezone(timezone.utc)
+
     @property
     def now_utc(self) -> datetime:
-        """The world's "now" as an aware UTC time (a naive ``now`` is read in the world's time zone)."""
-        now = self.now if self.now.tzinfo else self.now.replace(tzinfo=ZoneInfo(self.timezone))
-        return now.astimezone(timezone.utc)
+        """The world's "now" as an aware UTC time."""
+        return self.utc(self.now)
 
 
 class Attachment(Strict):

@@ -7,8 +7,7 @@ Every opportunity's history starts with its creation, then the world's recorded 
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from zoneinfo import ZoneInfo
+from datetime import datetime
 
 from sqlmodel import Session
 
@@ -25,11 +24,7 @@ class _Seeder:
         self.ids: dict[str, dict[str, int]] = {name: {} for name in _TABLE_OF}
 
     def time(self, moment: datetime | None) -> datetime:
-        if moment is None:
-            return self.info.now_utc
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=ZoneInfo(self.info.timezone))
-        return moment.astimezone(timezone.utc)
+        return self.info.utc(moment) or self.info.now_utc
 
     def add(self, kind: str | None, key: str, table, owner: str, created: datetime | None = None, **values):
         at = self.time(created)
