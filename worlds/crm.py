@@ -22,11 +22,21 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from worlds.crm_picklists import (AccountType, CaseOrigin, CasePriority, CaseStatus, LeadSource, LeadStatus,
-                                OpportunityType, Stage, TaskPriority, TaskStatus)
+from worlds.crm_picklists import (
+    AccountType,
+    CaseOrigin,
+    CasePriority,
+    CaseStatus,
+    LeadSource,
+    LeadStatus,
+    OpportunityType,
+    Stage,
+    TaskPriority,
+    TaskStatus,
+)
+from worlds.lines import Lines, read_yaml
 
 _KEY = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _EMAIL = re.compile(r"^[a-z0-9._%+'-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}$")
@@ -172,53 +182,62 @@ RELATED = {"account": "accounts", "contact": "contacts", "lead": "leads", "oppor
            "case": "cases"}
 
 
-def _yaml(path: Path, where: str, problems: list[str]) -> dict:
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else None
-    except yaml.YAMLError as exc:
-        problems.append(f"{where}: not valid YAML: {exc}")
-        return {}
-    if raw is not None and not isinstance(raw, dict):
-        problems.append(f"{where}: must map record keys to records")
-    return raw if isinstance(raw, dict) else {}
+class _Files:
+    """The YAML files of ``crm/``, read once, with the line of every key for problems."""
 
+    def __init__(self, folder: Path, problems: list[str]):
+        self.folder, self.problems = folder, problems
+        self.lines: dict[str, Lines] = {}
 
-def _records(raw: dict, where: str, model, problems: list[str]) -> dict:
-    records = {}
-    for key, body in raw.items():
-        if not _KEY.match(str(key)):
-            problems.append(f"{where}: {key}: keys are lower-case words joined by '-' (e.g. globex-logistics)")
-        try:
-            records[str(key)] = model.model_validate(body or {})
-        except ValidationError as exc:
-            problems.extend(f"{where}: {key}: {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-    return records
+    def read(self, file: str) -> dict:
+        path, where = self.folder / file, f"crm/{file}"
+        if not path.is_file():
+            return {}
+        raw, self.lines[file] = read_yaml(path, where, self.problems)
+        if raw is not None and not isinstance(raw, dict):
+            self.problems.append(f"{where}: must map record keys to records")
+        return raw if isinstance(raw, dict) else {}
+
+    def problem(self, file: str, key: str, text: str) -> None:
+        """``crm/<file>:<line>: <key>: <text>``; ``key`` may be ``tasks: <key>`` in activities.yaml."""
+        where = self.lines.get(file, Lines()).at(f"crm/{file}", tuple(key.split(": ")))
+        self.problems.append(f"{where}: {key}: {text}")
+
+    def records(self, file: str, raw: dict, model, label: str = "") -> dict:
+        records = {}
+        for key, body in raw.items():
+            name = f"{label}{key}"
+            if not _KEY.match(str(key)):
+                self.problem(file, name, "keys are lower-case words joined by '-' (e.g. globex-logistics)")
+            try:
+                records[str(key)] = model.model_validate(body or {})
+            except ValidationError as exc:
+                for e in exc.errors():
+                    self.problem(file, name, f"{'.'.join(map(str, e['loc']))}: {e['msg']}")
+        return records
 
 
 def load(root: Path, info, problems: list[str]) -> CrmData:
-    """Read ``crm/`` of a world folder; append every problem found to ``problems``."""
+    """Read ``crm/`` of a world folder; append every problem found, with its file and line, to ``problems``."""
     folder = root / "crm"
     if not folder.is_dir():
         return CrmData()
-    found = {name: _records(_yaml(folder / f"{name}.yaml", f"crm/{name}.yaml", problems), f"crm/{name}.yaml",
-                            model, problems) for name, model in _FILES.items()}
-    activities = _yaml(folder / "activities.yaml", "crm/activities.yaml", problems)
+    files = _Files(folder, problems)
+    found = {name: files.records(f"{name}.yaml", files.read(f"{name}.yaml"), model) for name, model in _FILES.items()}
+    activities = files.read("activities.yaml")
     for name, model in (("tasks", TaskRecord), ("events", EventRecord)):
-        found[name] = _records(activities.get(name) or {}, f"crm/activities.yaml: {name}", model, problems)
+        found[name] = files.records("activities.yaml", activities.get(name) or {}, model, f"{name}: ")
     data = CrmData(**found)
-    _Checker(data, info, problems).run()
+    _Checker(data, info, files).run()
     return data
 
 
 class _Checker:
     """Every cross-reference and rule that a record's own shape cannot check."""
 
-    def __init__(self, data: CrmData, info, problems: list[str]):
-        self.data, self.info, self.problems = data, info, problems
+    def __init__(self, data: CrmData, info, files: _Files):
+        self.data, self.info, self.problem = data, info, files.problem
         self.people = {p.email for p in info.people}
-
-    def problem(self, file: str, key: str, text: str) -> None:
-        self.problems.append(f"crm/{file}: {key}: {text}")
 
     def run(self) -> None:
         d = self.data

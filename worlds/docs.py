@@ -33,8 +33,9 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from worlds.lines import read_yaml
 
 ROLES = ("editor", "commenter", "viewer")
 DRIVE_ROLES = ("manager", "editor", "commenter", "viewer")
@@ -111,39 +112,43 @@ def load(root: Path, info, problems: list[str]) -> DocsData:
     data = DocsData()
     if not folder.is_dir():
         return data
+    places: dict[int, str] = {}
     for path in sorted(folder.glob("*.yaml")):
-        _read_file(folder, path, info, data, problems)
-    _Checker(info, data, problems).check()
+        _read_file(folder, path, info, data, problems, places)
+    _Checker(info, data, problems, places).check()
     return data
 
 
-def _read_file(folder: Path, path: Path, info, data: DocsData, problems: list[str]) -> None:
+def _read_file(folder: Path, path: Path, info, data: DocsData, problems: list[str], places: dict[int, str]) -> None:
+    """Add the file's drives and items to ``data``; ``places`` gets each one's ``file:line``."""
     where = f"docs/{path.name}"
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        problems.append(f"{where}: not valid YAML: {exc}")
+    raw, lines = read_yaml(path, where, problems)
+    if raw is None:
         return
     if not isinstance(raw, dict) or set(raw) - {"shared_drives", "items"}:
         problems.append(f"{where}: expected a mapping with shared_drives and items only")
         return
     for i, entry in enumerate(raw.get("shared_drives") or []):
-        drive = _parse(SharedDrive, entry, f"{where}: shared_drives[{i}]", problems)
+        place = lines.at(where, ("shared_drives", i))
+        drive = _parse(SharedDrive, entry, where, f"{place}: shared_drives[{i}]", problems)
         if drive is not None:
             drive.created = info.utc(drive.created)
             data.drives.append(drive)
+            places[id(drive)] = place
     for i, entry in enumerate(raw.get("items") or []):
-        item = _parse(Item, entry, f"{where}: items[{i}]", problems)
+        place = lines.at(where, ("items", i))
+        item = _parse(Item, entry, where, f"{place}: items[{i}]", problems)
         if item is not None:
-            data.items.append(_with_content(folder, _zoned(item, info), problems))
+            data.items.append(_with_content(folder, _zoned(item, info), problems, place))
+            places[id(item)] = place
 
 
-def _parse(model, entry, where: str, problems: list[str]):
+def _parse(model, entry, file: str, where: str, problems: list[str]):
     if not isinstance(entry, dict):
         problems.append(f"{where}: expected a mapping")
         return None
     try:
-        return model.model_validate({**entry, "file": where.split(":")[0]})
+        return model.model_validate({**entry, "file": file})
     except ValidationError as exc:
         problems.extend(f"{where}: {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         return None
@@ -171,10 +176,10 @@ def _kind_of(item: Item) -> str:
     return "file" if item.source else "folder"
 
 
-def _read_source(folder: Path, item: Item, source: str, kind: str, problems: list[str]):
+def _read_source(folder: Path, item: Item, source: str, kind: str, problems: list[str], place: str):
     path = folder / source
     if not path.is_file() or folder.resolve() not in path.resolve().parents:
-        problems.append(f"{item.file}: {item.name!r}: source {source} not found under docs/")
+        problems.append(f"{place}: {item.name!r}: source {source} not found under docs/")
         return None
     if kind == "file":
         return path.read_bytes()
@@ -182,10 +187,10 @@ def _read_source(folder: Path, item: Item, source: str, kind: str, problems: lis
     return [row for row in csv.reader(io.StringIO(text))] if kind == "spreadsheet" else text
 
 
-def _with_content(folder: Path, item: Item, problems: list[str]) -> Item:
+def _with_content(folder: Path, item: Item, problems: list[str], place: str) -> Item:
     item.type = _kind_of(item)
     if item.source:
-        found = _read_source(folder, item, item.source, item.type, problems)
+        found = _read_source(folder, item, item.source, item.type, problems, place)
         if item.type == "file":
             item.content = found
         elif item.type == "spreadsheet":
@@ -196,7 +201,7 @@ def _with_content(folder: Path, item: Item, problems: list[str]) -> Item:
         item.mime_type = item.mime_type or mimetypes.guess_type(item.name)[0] or "application/octet-stream"
     for revision in item.revisions:
         if revision.source and item.type in ("document", "spreadsheet"):
-            found = _read_source(folder, item, revision.source, item.type, problems)
+            found = _read_source(folder, item, revision.source, item.type, problems, place)
             revision.rows, revision.text = (found, None) if item.type == "spreadsheet" else (None, found)
     return item
 
@@ -204,15 +209,15 @@ def _with_content(folder: Path, item: Item, problems: list[str]) -> Item:
 class _Checker:
     """Every reference in the workspace names a person, a drive, a role or a passage that exists."""
 
-    def __init__(self, info, data: DocsData, problems: list[str]):
-        self.info, self.data, self.problems = info, data, problems
+    def __init__(self, info, data: DocsData, problems: list[str], places: dict[int, str]):
+        self.info, self.data, self.problems, self.places = info, data, problems, places
         self.people = set(info.people_by_email())
         self.locals = {p.split("@")[0] for p in self.people}
 
     def check(self) -> None:
         names = [d.name for d in self.data.drives]
         for drive in self.data.drives:
-            where = f"{drive.file}: shared drive {drive.name!r}"
+            where = f"{self.places.get(id(drive), drive.file)}: shared drive {drive.name!r}"
             if names.count(drive.name) > 1:
                 self.problems.append(f"{where}: defined more than once")
             for person, role in drive.members.items():
@@ -232,7 +237,7 @@ class _Checker:
             self.problems.append(f"{where}: {what} {moment.isoformat()} is after the world's now")
 
     def _item(self, item: Item, drives: set[str], folders: dict) -> None:
-        where = f"{item.file}: {item.name!r}"
+        where = f"{self.places.get(id(item), item.file)}: {item.name!r}"
         if (item.owner is None) == (item.drive is None):
             self.problems.append(f"{where}: give exactly one of owner and drive")
         if item.drive is not None and item.drive not in drives:
@@ -243,7 +248,7 @@ class _Checker:
             key = (item.owner, item.drive, "/".join(filter(None, [item.folder.strip("/"), item.name])))
             if key in folders:
                 self.problems.append(f"{where}: folder also declared in {folders[key]}")
-            folders[key] = item.file
+            folders[key] = self.places.get(id(item), item.file)
         for what in ("owner", "created_by", "modified_by"):
             self._person(where, what, getattr(item, what))
         for person, role in item.shared.items():

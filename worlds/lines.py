@@ -1,13 +1,12 @@
 """YAML read with the line of every key and item, so a problem can name ``file:line``.
 
 ``read_yaml`` parses once (the node tree carries each value's start mark) and returns the data plus
-a ``Lines`` that answers "which line holds this path of keys and indexes" for pydantic error locations.
-``add_lines`` puts a line into problems written by checks that only know ``file: key: ...``.
+a ``Lines`` that answers "which line holds this path of keys and indexes", so every check can name
+the line where it finds a problem.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import yaml
@@ -77,22 +76,3 @@ def pydantic_problems(where: str, lines: Lines, exc, prefix: tuple = ()) -> list
         found.append(f"{lines.at(where, loc)}: {'.'.join(str(p) for p in loc)}: {error['msg']}")
     return found
 
-
-# ``crm/accounts.yaml: globex: ...`` or ``crm/activities.yaml: tasks: call-sam: ...`` (from worlds/crm.py)
-_KEYED = re.compile(r"^(?P<file>[\w./-]+\.yaml): (?P<keys>(?:tasks: |events: )?[\w.@+<>-]+): ")
-
-
-def add_lines(root: Path, problems: list[str]) -> list[str]:
-    """Problems of the form ``file: key: text`` gain the key's line: ``file:line: key: text``."""
-    cache: dict[str, Lines] = {}
-    out = []
-    for problem in problems:
-        match = _KEYED.match(problem)
-        if not match or not (root / match["file"]).is_file():
-            out.append(problem)
-            continue
-        if match["file"] not in cache:
-            cache[match["file"]] = read_yaml(root / match["file"], match["file"], [])[1]
-        keys = tuple(k.strip() for k in match["keys"].split(": "))
-        out.append(cache[match["file"]].at(match["file"], keys) + problem[len(match["file"]):])
-    return out

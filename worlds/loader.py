@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from worlds import crm, docs
-from worlds.lines import Lines, add_lines, pydantic_problems, read_yaml
+from worlds.lines import Lines, pydantic_problems, read_yaml
 from worlds.mailfiles import check_mail, load_mail
 from worlds.model import World, WorldInfo
 
@@ -71,7 +71,7 @@ def load_world(name_or_path: str | Path) -> World:
     crm_data = crm.load(root, info, problems)
     docs_data = docs.load(root, info, problems)
     if problems:
-        raise WorldError(root, add_lines(root, problems))
+        raise WorldError(root, problems)
     return World(root=root, info=info, mail=mail, crm=crm_data, docs=docs_data, content_hash=content_hash(root))
 
 
