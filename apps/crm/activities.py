@@ -13,8 +13,8 @@ from sqlmodel import select
 from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm import store
-from worlds.crm_picklists import ParentObject, TaskPriority, TaskStatus
 from apps.kit import Ctx, Invalid, OperationSet
+from worlds.crm_picklists import ParentObject, TaskPriority, TaskStatus
 
 ops = OperationSet("crm")
 

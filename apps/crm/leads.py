@@ -15,8 +15,8 @@ from sqlmodel import select
 from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm import selling, store
-from worlds.crm_picklists import LeadSource, LeadStatus
 from apps.kit import Conflict, Ctx, Invalid, OperationSet
+from worlds.crm_picklists import LeadSource, LeadStatus
 
 ops = OperationSet("crm")
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm import store
+from apps.kit import Ctx, OperationSet
 from worlds.crm_picklists import AccountType
-from apps.kit import Ctx, Invalid, OperationSet
 
 ops = OperationSet("crm")
 
@@ -40,27 +40,14 @@ def get_account(ctx: Ctx, account_id: int) -> s.AccountDetail:
     )
 
 
-def _parent(ctx: Ctx, account: m.Account | None, parent_id: int | None) -> int | None:
-    if parent_id is None:
-        return None
-    parent = store.get(ctx, m.Account, parent_id, "parent_id")
-    seen = set()
-    while parent is not None and parent.id not in seen:
-        if account is not None and parent.id == account.id:
-            raise Invalid("parent_id: an account cannot be its own parent, directly or through others",
-                          field="parent_id")
-        seen.add(parent.id)
-        parent = ctx.session.get(m.Account, parent.parent_id) if parent.parent_id else None
-    return parent_id
-
-
 def _account_values(ctx: Ctx, account: m.Account | None, values: dict) -> dict:
     store.non_negative(values.get("annual_revenue"), "annual_revenue")
     store.non_negative(values.get("employees"), "employees")
     if values.get("name") is not None:
         values["name"] = store.required_text(values["name"], "name")
     if values.get("parent_id") is not None:
-        _parent(ctx, account, values["parent_id"])
+        store.check_chain(ctx, m.Account, account, values["parent_id"], "parent_id",
+                          "an account cannot be its own parent, directly or through others")
     return {k: (None if v == "" else v) for k, v in values.items() if v is not None}
 
 
@@ -151,23 +138,12 @@ def get_contact(ctx: Ctx, contact_id: int) -> s.Contact:
     return store.contact(ctx, store.get(ctx, m.Contact, contact_id, "contact_id"))
 
 
-def _reports_to(ctx: Ctx, contact: m.Contact | None, reports_to_id: int) -> int:
-    boss = store.get(ctx, m.Contact, reports_to_id, "reports_to_id")
-    seen = set()
-    while boss is not None and boss.id not in seen:
-        if contact is not None and boss.id == contact.id:
-            raise Invalid("reports_to_id: a contact cannot report to themselves, directly or through others",
-                          field="reports_to_id")
-        seen.add(boss.id)
-        boss = ctx.session.get(m.Contact, boss.reports_to_id) if boss.reports_to_id else None
-    return reports_to_id
-
-
 def _contact_values(ctx: Ctx, contact: m.Contact | None, values: dict) -> dict:
     if values.get("account_id") is not None:
         store.get(ctx, m.Account, values["account_id"], "account_id")
     if values.get("reports_to_id") is not None:
-        _reports_to(ctx, contact, values["reports_to_id"])
+        store.check_chain(ctx, m.Contact, contact, values["reports_to_id"], "reports_to_id",
+                          "a contact cannot report to themselves, directly or through others")
     if values.get("last_name") is not None:
         values["last_name"] = store.required_text(values["last_name"], "last_name")
     if values.get("email") is not None:

@@ -14,8 +14,14 @@ from sqlmodel import select
 from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm import store
-from worlds.crm_picklists import CLOSED_STAGES, STAGE_PROBABILITY, LeadSource, OpportunityType, Stage
 from apps.kit import Ctx, Invalid, OperationSet
+from worlds.crm_picklists import (
+    CLOSED_STAGES,
+    STAGE_PROBABILITY,
+    LeadSource,
+    OpportunityType,
+    Stage,
+)
 
 ops = OperationSet("crm")
 TRACKED = ("stage", "amount", "close_date")

@@ -9,8 +9,8 @@ from __future__ import annotations
 from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm import store
-from worlds.crm_picklists import CaseOrigin, CasePriority, CaseStatus
 from apps.kit import Ctx, Invalid, OperationSet
+from worlds.crm_picklists import CaseOrigin, CasePriority, CaseStatus
 
 ops = OperationSet("crm")
 

@@ -24,6 +24,19 @@ def get(ctx: Ctx, table: type[m.Record], record_id: int, field: str) -> m.Record
     return row
 
 
+def check_chain(ctx: Ctx, table: type[m.Record], record: m.Record | None, target_id: int, link: str,
+                refusal: str) -> None:
+    """Refuse ``target_id`` as ``record``'s ``link`` (its parent, whom it reports to) if following
+    that link from the target leads back to ``record``."""
+    node = get(ctx, table, target_id, link)
+    seen = set()
+    while node is not None and node.id not in seen:
+        if record is not None and node.id == record.id:
+            raise Invalid(f"{link}: {refusal}", field=link)
+        seen.add(node.id)
+        node = ctx.session.get(table, getattr(node, link)) if getattr(node, link) else None
+
+
 def _label(table: type[m.Record]) -> str:
     return next(name for name, t in m.OBJECTS.items() if t is table).lower()
 

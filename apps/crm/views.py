@@ -11,9 +11,9 @@ from sqlmodel import select
 from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm import store
-from worlds.crm_picklists import CASE_PRIORITIES, CLOSED_STAGES, OPEN_STAGES, STAGES
 from apps.crm.query import compile_soql
 from apps.kit import Ctx, Invalid, OperationSet
+from worlds.crm_picklists import CASE_PRIORITIES, CLOSED_STAGES, OPEN_STAGES, STAGES
 
 ops = OperationSet("crm")
 SearchObject = Literal["Account", "Contact", "Lead", "Opportunity", "Case"]

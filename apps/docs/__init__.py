@@ -3,9 +3,17 @@ sharing roles, comments, revision history and full-text search."""
 
 from pathlib import Path
 
-from apps.kit import App, OperationSet
-from apps.docs import comments, editing, models, operations, organising, revisions, sharing
+from apps.docs import (
+    comments,
+    editing,
+    models,
+    operations,
+    organising,
+    revisions,
+    sharing,
+)
 from apps.docs.seed import seed
+from apps.kit import App, OperationSet
 
 APP = App(
     name="docs",

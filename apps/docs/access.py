@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
-from apps.kit import Ctx, Forbidden, NotFound
 from apps.docs import models as m
+from apps.kit import Ctx, Forbidden, NotFound
 
 RANK = {"viewer": 1, "commenter": 2, "editor": 3, "owner": 4}
 DRIVE_TO_ROLE = {"viewer": "viewer", "commenter": "commenter", "editor": "editor", "manager": "owner"}

@@ -10,10 +10,10 @@ import re
 
 from sqlmodel import select
 
-from apps.kit import Conflict, Ctx, Invalid, NotFound, OperationSet
 from apps.docs import access, store
 from apps.docs import models as m
 from apps.docs import schemas as s
+from apps.kit import Conflict, Ctx, Invalid, NotFound, OperationSet
 
 ops = OperationSet("docs")
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from apps.kit import Conflict, Ctx, Invalid, OperationSet
 from apps.docs import access, sheets, store
 from apps.docs import models as m
 from apps.docs import schemas as s
 from apps.docs.formulas import parse_ref
+from apps.kit import Conflict, Ctx, Invalid, OperationSet
 
 ops = OperationSet("docs")
 

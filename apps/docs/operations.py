@@ -12,10 +12,11 @@ from datetime import date
 
 from sqlmodel import select
 
-from apps.kit import Ctx, Invalid, NotFound, OperationSet
-from apps.docs import access, search as finder, store
+from apps.docs import access, store
 from apps.docs import models as m
 from apps.docs import schemas as s
+from apps.docs import search as finder
+from apps.kit import Ctx, Invalid, NotFound, OperationSet
 
 ops = OperationSet("docs")
 

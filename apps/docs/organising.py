@@ -12,10 +12,10 @@ import mimetypes
 
 from sqlmodel import delete, select
 
-from apps.kit import Conflict, Ctx, Forbidden, Invalid, OperationSet
 from apps.docs import access, sheets, store
 from apps.docs import models as m
 from apps.docs import schemas as s
+from apps.kit import Conflict, Ctx, Forbidden, Invalid, OperationSet
 
 ops = OperationSet("docs")
 

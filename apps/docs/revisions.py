@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from sqlmodel import select
 
-from apps.kit import Ctx, Invalid, NotFound, OperationSet
 from apps.docs import access, editing, sheets, store
 from apps.docs import models as m
 from apps.docs import schemas as s
+from apps.kit import Ctx, Invalid, NotFound, OperationSet
 
 ops = OperationSet("docs")
 

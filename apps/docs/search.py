@@ -13,10 +13,10 @@ from zoneinfo import ZoneInfo
 
 from sqlmodel import func, select
 
-from apps.kit import Ctx, Invalid
 from apps.docs import access, store
 from apps.docs import models as m
 from apps.docs import schemas as s
+from apps.kit import Ctx, Invalid
 
 _WORDS = re.compile(r'"([^"]+)"|(\w+)')
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from apps.kit import Conflict, Ctx, NotFound, OperationSet
 from apps.docs import access, search, store
 from apps.docs import models as m
 from apps.docs import schemas as s
+from apps.kit import Conflict, Ctx, NotFound, OperationSet
 
 ops = OperationSet("docs")
 

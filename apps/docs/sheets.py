@@ -8,10 +8,10 @@ import json
 
 from sqlmodel import Session, delete, select
 
-from apps.kit import Invalid
 from apps.docs import models as m
 from apps.docs import schemas as s
 from apps.docs.formulas import FormulaError, Sheet, parse_ref, ref_name
+from apps.kit import Invalid
 
 Grid = dict[tuple[int, int], str]
 

@@ -7,10 +7,10 @@ from datetime import datetime, timezone
 
 from sqlmodel import Session, func, select
 
-from apps.kit import Conflict, Ctx, Forbidden, Invalid, NotFound
 from apps.docs import access
 from apps.docs import models as m
 from apps.docs import schemas as s
+from apps.kit import Conflict, Ctx, Forbidden, Invalid, NotFound
 
 MAX_NAME = 255
 
