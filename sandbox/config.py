@@ -39,14 +39,29 @@ BackendConfig = Annotated[Union[InProcessConfig, ProcessesConfig, DockerConfig],
 parse_config = TypeAdapter(BackendConfig).validate_python
 
 
-class InProcessBackend:
-    """The no-op backend: the gateway itself holds every app."""
+class Backend:
+    """Starts its services on entering and stops them on leaving, also when a start fails half-way."""
 
-    def __enter__(self) -> "InProcessBackend":
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def __enter__(self) -> "Backend":
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
-        pass
+        self.stop()
+
+
+class InProcessBackend(Backend):
+    """The no-op backend: the gateway itself holds every app."""
 
 
 def open_backend(config: BackendConfig):

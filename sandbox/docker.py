@@ -12,6 +12,8 @@ import subprocess
 from pathlib import Path
 from typing import Mapping
 
+from sandbox.config import Backend
+
 
 def unavailable_reason() -> str | None:
     """``None`` when ``docker compose`` can reach an engine here, else why not."""
@@ -26,7 +28,7 @@ def unavailable_reason() -> str | None:
     return None
 
 
-class DockerBackend:
+class DockerBackend(Backend):
     def __init__(self, compose_file: Path, profiles: tuple[str, ...] = (), env: Mapping[str, str] | None = None,
                  project: str = "officeworld", startup_timeout: float = 300.0):
         self.compose_file = Path(compose_file)
@@ -54,13 +56,3 @@ class DockerBackend:
             raise RuntimeError(f"service {service} publishes no port {port}")
         return f"http://{address}"
 
-    def __enter__(self) -> "DockerBackend":
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()

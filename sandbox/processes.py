@@ -22,6 +22,7 @@ from typing import Mapping
 
 from sandbox import compose
 from sandbox.compose import Service
+from sandbox.config import Backend
 
 LOOPBACK = "127.0.0.1"
 
@@ -30,7 +31,7 @@ class ServiceFailed(RuntimeError):
     """A service exited or never became healthy; the message carries the tail of its log."""
 
 
-class ProcessesBackend:
+class ProcessesBackend(Backend):
     def __init__(self, compose_file: Path, profiles: tuple[str, ...] = (), env: Mapping[str, str] | None = None,
                  log_dir: Path | None = None, startup_timeout: float = 120.0, ports: Mapping[str, int] | None = None):
         self.compose_file = Path(compose_file)
@@ -48,17 +49,6 @@ class ProcessesBackend:
 
     def url(self, service: str) -> str:
         return f"http://{LOOPBACK}:{self.ports[service]}"
-
-    def __enter__(self) -> "ProcessesBackend":
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
     def start(self) -> None:
         """Start every service, a wave at a time, each wave once the services it needs are healthy."""
