@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 sys.path.insert(0, str(Path(__file__).parent))
 
 from factories import make_world  # noqa: E402
+
 from simulator.episodes import EpisodeStore  # noqa: E402
 from simulator.serve import serve_in_thread  # noqa: E402
 from simulator.server import build_app  # noqa: E402
@@ -40,11 +41,6 @@ def episode(api: TestClient, world_dir: Path) -> dict:
     response = api.post("/v1/episodes", json={"world": str(world_dir)})
     assert response.status_code == 201, response.text
     return response.json()
-
-
-def call(api: TestClient, episode: dict, app: str, op: str, **arguments):
-    """Call an operation over REST; returns the response (status and JSON)."""
-    return api.post(f"/episodes/{episode['id']}/api/{app}/{op}", json=arguments)
 
 
 @pytest.fixture

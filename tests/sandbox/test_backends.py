@@ -9,7 +9,13 @@ import pytest
 from pydantic import ValidationError
 
 from sandbox import compose
-from sandbox.config import DockerConfig, InProcessBackend, ProcessesConfig, open_backend, parse_config
+from sandbox.config import (
+    DockerConfig,
+    InProcessBackend,
+    ProcessesConfig,
+    open_backend,
+    parse_config,
+)
 from sandbox.docker import DockerBackend, unavailable_reason
 from sandbox.processes import ProcessesBackend
 

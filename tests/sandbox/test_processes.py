@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
-from mcp import Client
-
 from factories import make_world
+from surfaces import mcp_session, new_episode, run_ow
+
 from sandbox.processes import ProcessesBackend
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,23 +28,6 @@ def world(tmp_path_factory) -> tuple[ProcessesBackend, Path, Path]:
         yield backend, world_dir, tmp / "trajectories"
 
 
-def _create(base: str, world_dir: Path) -> dict:
-    response = httpx.post(f"{base}/v1/episodes", json={"world": str(world_dir)}, timeout=30)
-    assert response.status_code == 201, response.text
-    return response.json()
-
-
-def _ow(base: str, episode: str, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OW_URL": base, "OW_EPISODE": episode}
-    return subprocess.run([sys.executable, "-m", "simulator.agent_cli", *args], capture_output=True, text=True,
-                          env=env, timeout=60, cwd=ROOT)
-
-
-async def _mcp(url: str, calls: list[tuple[str, dict]]):
-    async with Client(url) as client:
-        return [await client.call_tool(name, args) for name, args in calls]
-
-
 def test_runs_every_service_of_compose_yaml_and_only_the_gateway_serves_agents(world):
     backend, _, _ = world
     assert [s.name for s in backend.services] == ["mail", "crm", "docs", "gateway"]  # agent-shell is a profile
@@ -60,13 +40,13 @@ def test_runs_every_service_of_compose_yaml_and_only_the_gateway_serves_agents(w
 def test_an_episode_acts_over_mcp_and_the_cli_and_its_state_lives_in_the_app_services(world):
     backend, world_dir, trajectories = world
     base = backend.url("gateway")
-    episode = _create(base, world_dir)
-    found, sent = asyncio.run(_mcp(episode["mcp_url"], [
+    episode = new_episode(base, world_dir)
+    found, sent = asyncio.run(mcp_session(episode["mcp_url"], [
         ("mail_search", {"query": "from:sam renewal"}),
-        ("mail_send", {"to": ["ravi@small.test"], "subject": "Quote", "body": "Sent over MCP"})]))
+        ("mail_send", {"to": ["ravi@small.test"], "subject": "Quote", "body": "Sent over MCP"})]))[1]
     assert not found.is_error and found.structured_content["total"] == 1
     assert not sent.is_error
-    cli = _ow(base, episode["id"], "mail", "search", "subject:Quote", "--json")
+    cli = run_ow(base, episode["id"], "mail", "search", "subject:Quote", "--json")
     assert cli.returncode == 0, cli.stderr
     assert [m["subject"] for m in json.loads(cli.stdout)["messages"]] == ["Quote"]
 
@@ -75,7 +55,7 @@ def test_an_episode_acts_over_mcp_and_the_cli_and_its_state_lives_in_the_app_ser
         ("mcp", "search", False), ("mcp", "send", True), ("cli", "search", False)]
     # The mail service holds the changed state; a fresh episode's digest differs only in mail.
     digests = httpx.get(f"{base}/v1/episodes/{episode['id']}/digest").json()["apps"]
-    fresh = httpx.get(f"{base}/v1/episodes/{_create(base, world_dir)['id']}/digest").json()["apps"]
+    fresh = httpx.get(f"{base}/v1/episodes/{new_episode(base, world_dir)['id']}/digest").json()["apps"]
     admin = httpx.get(f"{backend.url('mail')}/admin/episodes/{episode['id']}/digest").json()
     assert admin["digest"] == digests["mail"] != fresh["mail"]
     assert digests["crm"] == fresh["crm"] and digests["docs"] == fresh["docs"]
@@ -89,7 +69,7 @@ def test_an_episode_acts_over_mcp_and_the_cli_and_its_state_lives_in_the_app_ser
 def test_fork_and_restore_work_across_services(world):
     backend, world_dir, _ = world
     base = backend.url("gateway")
-    episode = _create(base, world_dir)
+    episode = new_episode(base, world_dir)
     send = {"to": ["mei@small.test"], "subject": "Before fork", "body": "x"}
     assert httpx.post(f"{episode['api_url']}/mail/send", json=send).status_code == 200
     snapshot = httpx.get(f"{base}/v1/episodes/{episode['id']}/snapshot").content
@@ -106,7 +86,7 @@ def test_a_dead_app_service_is_an_error_state_and_the_other_apps_keep_working(wo
     """Runs last in this module: it kills the crm service."""
     backend, world_dir, _ = world
     base = backend.url("gateway")
-    episode = _create(base, world_dir)
+    episode = new_episode(base, world_dir)
     assert httpx.post(f"{episode['api_url']}/crm/list_users", json={}).status_code == 200
     backend.kill("crm")
 
@@ -117,16 +97,16 @@ def test_a_dead_app_service_is_an_error_state_and_the_other_apps_keep_working(wo
     rest = httpx.post(f"{episode['api_url']}/crm/list_users", json={})
     assert rest.status_code == 503 and rest.json()["error"]["type"] == "unavailable"
     assert "crm service" in rest.json()["error"]["message"]
-    (mcp_crm, mcp_mail) = asyncio.run(_mcp(episode["mcp_url"], [("crm_list_users", {}),
-                                                                ("mail_search", {"query": "Globex"})]))
+    (mcp_crm, mcp_mail) = asyncio.run(mcp_session(episode["mcp_url"], [("crm_list_users", {}),
+                                                                ("mail_search", {"query": "Globex"})]))[1]
     assert mcp_crm.is_error and "unavailable" in mcp_crm.content[0].text
     assert not mcp_mail.is_error and mcp_mail.structured_content["total"] == 2
-    cli = _ow(base, episode["id"], "crm", "list-users")
+    cli = run_ow(base, episode["id"], "crm", "list-users")
     assert cli.returncode == 3 and "crm service" in cli.stderr
     digest = httpx.get(f"{base}/v1/episodes/{episode['id']}/digest")
     assert digest.status_code == 503 and "crm" in digest.json()["error"]["message"]
     # A new episode is still created (apps open lazily) and reports the dead app at once.
-    fresh = _create(base, world_dir)
+    fresh = new_episode(base, world_dir)
     assert fresh["status"] == "error" and set(fresh["app_errors"]) == {"crm"}
     steps = httpx.get(f"{base}/v1/episodes/{episode['id']}/trajectory").json()["steps"]
     assert [(s["surface"], s["app"], (s["error"] or {}).get("type")) for s in steps] == [

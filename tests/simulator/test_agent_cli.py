@@ -7,16 +7,15 @@ import sys
 
 import httpx
 import pytest
+from surfaces import new_episode, run_ow
 
 
 @pytest.fixture
 def ow(live_server, world_dir):
-    episode = httpx.post(f"{live_server}/v1/episodes", json={"world": str(world_dir)}).json()
-    env = {**os.environ, "OW_URL": live_server, "OW_EPISODE": episode["id"]}
+    episode = new_episode(live_server, world_dir)
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "simulator.agent_cli", *args], capture_output=True,
-                              text=True, env=env, timeout=60)
+        return run_ow(live_server, episode["id"], *args)
 
     run.episode = episode
     run.base = live_server

@@ -1,6 +1,6 @@
 """Episodes through the control API: isolation, forks, snapshots, digests, the clock, the trajectory."""
 
-from conftest import call
+from surfaces import call
 
 from simulator.compile import compile_world
 from simulator.registry import APPS

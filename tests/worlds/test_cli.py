@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from factories import make_world, message
 from typer.testing import CliRunner
 
-from factories import message, make_world
 from simulator.cli import cli
 from worlds import load_world, world_names
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 import yaml
-
 from factories import make_world, message
+
 from worlds import WorldError, load_world
 
 

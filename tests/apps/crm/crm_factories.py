@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import yaml
-
-from conftest import call
 from factories import make_world
+from surfaces import call
 
 ACCOUNTS = {
     "globex": {"name": "Globex", "owner": "ravi@small.test", "industry": "Logistics", "type": "Customer",
@@ -80,11 +78,6 @@ def make_crm_world(root: Path, name: str = "small", **overrides: dict) -> Path:
         (world / "crm" / f"{file}.yaml").write_text(yaml.safe_dump(records, sort_keys=False))
     return world
 
-
-@pytest.fixture
-def world_dir(tmp_path: Path) -> Path:
-    """Replaces the shared fixture in modules that import it: the small world with CRM data."""
-    return make_crm_world(tmp_path / "worlds")
 
 
 def start(api, world_dir: Path, actor: str = "dana@small.test") -> dict:

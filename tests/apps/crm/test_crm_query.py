@@ -1,9 +1,8 @@
 """Search, the SOQL-like query, and the list views, over REST."""
 
 import pytest
-
-from conftest import call
-from crm_factories import error, ok, start, world_dir  # noqa: F401
+from crm_factories import error, ok, start
+from surfaces import call
 
 
 def q(api, ep, soql: str):

@@ -1,7 +1,7 @@
 """Accounts, contacts, cases and activities over REST: creation, validation, links and sharing."""
 
-from conftest import call
-from crm_factories import error, find, ok, start, world_dir  # noqa: F401
+from crm_factories import error, find, ok, start
+from surfaces import call
 
 
 def test_an_account_shows_its_contacts_opportunities_and_cases(api, world_dir):

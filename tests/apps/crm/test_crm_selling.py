@@ -1,7 +1,7 @@
 """Opportunities and leads over REST: stage rules, validation, field history, ownership, conversion."""
 
-from conftest import call
-from crm_factories import error, find, ok, start, world_dir  # noqa: F401
+from crm_factories import error, find, ok, start
+from surfaces import call
 
 
 def test_a_new_stage_sets_its_default_probability_and_is_tracked_with_who_and_when(api, world_dir):

@@ -2,32 +2,15 @@
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 
 import httpx
 import pytest
-from mcp import Client
-
-from crm_factories import world_dir  # noqa: F401
-
-
-def _episode(base: str, world_dir, actor: str = "dana@small.test") -> dict:
-    response = httpx.post(f"{base}/v1/episodes", json={"world": str(world_dir), "as": actor})
-    assert response.status_code == 201, response.text
-    return response.json()
-
-
-async def _session(url: str, calls: list[tuple[str, dict]]):
-    async with Client(url) as client:
-        tools = (await client.list_tools()).tools
-        return tools, [await client.call_tool(name, args) for name, args in calls]
+from surfaces import mcp_session, new_episode, run_ow
 
 
 def test_mcp_lists_crm_tools_with_picklists_and_read_only_hints(live_server, world_dir):
-    episode = _episode(live_server, world_dir)
-    tools, _ = asyncio.run(_session(episode["mcp_url"], []))
+    episode = new_episode(live_server, world_dir)
+    tools, _ = asyncio.run(mcp_session(episode["mcp_url"], []))
     by_name = {t.name: t for t in tools}
     update = by_name["crm_update_opportunity"]
     stage = json.dumps(update.input_schema["properties"]["stage"])
@@ -37,8 +20,8 @@ def test_mcp_lists_crm_tools_with_picklists_and_read_only_hints(live_server, wor
 
 
 def test_mcp_updates_and_reports_validation_and_permission_errors(live_server, world_dir):
-    episode = _episode(live_server, world_dir, "ravi@small.test")
-    _, (found, moved, lost, theirs, pipeline) = asyncio.run(_session(episode["mcp_url"], [
+    episode = new_episode(live_server, world_dir, "ravi@small.test")
+    _, (found, moved, lost, theirs, pipeline) = asyncio.run(mcp_session(episode["mcp_url"], [
         ("crm_query", {"soql": "SELECT id FROM Opportunity WHERE name = 'Globex - Renewal 2026'"}),
         ("crm_update_opportunity", {"opportunity_id": 1, "stage": "Negotiation"}),
         ("crm_update_opportunity", {"opportunity_id": 1, "stage": "Closed Lost"}),
@@ -57,14 +40,8 @@ def test_mcp_updates_and_reports_validation_and_permission_errors(live_server, w
 
 @pytest.fixture
 def ow(live_server, world_dir):
-    episode = _episode(live_server, world_dir, "ravi@small.test")
-    env = {**os.environ, "OW_URL": live_server, "OW_EPISODE": episode["id"]}
-
-    def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "simulator.agent_cli", "crm", *args], capture_output=True,
-                              text=True, env=env, timeout=60)
-
-    return run
+    episode = new_episode(live_server, world_dir, "ravi@small.test")
+    return lambda *args: run_ow(live_server, episode["id"], "crm", *args)
 
 
 def test_cli_reads_and_queries(ow):

@@ -1,8 +1,8 @@
 """The CRM's world data: the loader names every broken record, and the shipped acme world loads."""
 
 import pytest
-
 from crm_factories import ACCOUNTS, CASES, CONTACTS, OPPORTUNITIES, make_crm_world
+
 from worlds import WorldError, load_world
 
 

@@ -12,11 +12,9 @@ import json
 import zipfile
 from pathlib import Path
 
-import pytest
 import yaml
-
-from conftest import call
 from factories import make_world
+from surfaces import call
 
 PLAN_V1 = "# Globex renewal plan\n\nDraft: price to be agreed.\n"
 PLAN = ("# Globex renewal plan\n\nSam Ortiz asked for the quote by March 27.\n\n"
@@ -64,11 +62,6 @@ def make_docs_world(root: Path, drive: dict | None = None, name: str = "small") 
     (files / "logo.png").write_bytes(PNG)
     return world
 
-
-@pytest.fixture
-def world_dir(tmp_path: Path) -> Path:
-    """Replaces the shared fixture in modules that import it: the small world with a docs workspace."""
-    return make_docs_world(tmp_path / "worlds")
 
 
 def start(api, world_dir: Path, actor: str = "dana@small.test") -> dict:

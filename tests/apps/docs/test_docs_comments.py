@@ -1,7 +1,7 @@
 """Comments over REST: anchored to passages, replies, resolve and reopen, @mentions."""
 
-from conftest import call
-from docs_factories import error, file_id, ok, start, world_dir  # noqa: F401
+from docs_factories import error, file_id, ok, start
+from surfaces import call
 
 
 def test_seeded_comment_has_its_quote_reply_and_mention(api, world_dir):

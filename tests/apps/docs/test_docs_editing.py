@@ -1,7 +1,7 @@
 """Editing documents and spreadsheets over REST, and the revision history every edit leaves."""
 
-from conftest import call
-from docs_factories import PLAN, PLAN_V1, error, file_id, ok, start, world_dir  # noqa: F401
+from docs_factories import PLAN, PLAN_V1, error, file_id, ok, start
+from surfaces import call
 
 
 def test_read_file_gives_a_document_as_markdown_with_its_revision(api, world_dir):

@@ -1,7 +1,7 @@
 """Browsing and organising over REST: the Drive views, folders, create, rename, move, copy, star, trash."""
 
-from conftest import call
-from docs_factories import error, file_id, ok, start, world_dir  # noqa: F401
+from docs_factories import error, file_id, ok, start
+from surfaces import call
 
 
 def names(listing: dict) -> list[str]:

@@ -1,7 +1,7 @@
 """Search over REST: full text over names and content (FTS5), filters, and only what you may open."""
 
-from conftest import call
-from docs_factories import error, file_id, ok, start, world_dir  # noqa: F401
+from docs_factories import error, file_id, ok, start
+from surfaces import call
 
 
 def names(result: dict) -> list[str]:

@@ -1,7 +1,7 @@
 """Sharing roles, general access and ownership over REST; every refusal names what is missing."""
 
-from conftest import call
-from docs_factories import error, file_id, handover, ok, start, world_dir  # noqa: F401
+from docs_factories import error, file_id, handover, ok, start
+from surfaces import call
 
 
 def test_each_role_allows_what_drive_allows_and_refuses_the_rest(api, world_dir):

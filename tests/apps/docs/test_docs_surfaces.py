@@ -2,33 +2,15 @@
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 
 import httpx
 import pytest
-from mcp import Client
-
-from docs_factories import world_dir  # noqa: F401
-
-
-def _episode(base: str, world_dir, actor: str = "dana@small.test") -> dict:
-    response = httpx.post(f"{base}/v1/episodes", json={"world": str(world_dir), "as": actor})
-    assert response.status_code == 201, response.text
-    return response.json()
-
-
-async def _session(url: str, calls: list[tuple[str, dict]]):
-    async with Client(url) as client:
-        tools = (await client.list_tools()).tools
-        results = [await client.call_tool(name, args) for name, args in calls]
-        return tools, results
+from surfaces import mcp_session, new_episode, run_ow
 
 
 def test_mcp_lists_docs_tools_with_described_arguments(live_server, world_dir):
-    episode = _episode(live_server, world_dir)
-    tools, _ = asyncio.run(_session(episode["mcp_url"], []))
+    episode = new_episode(live_server, world_dir)
+    tools, _ = asyncio.run(mcp_session(episode["mcp_url"], []))
     by_name = {t.name: t for t in tools}
     assert {"docs_search", "docs_replace_in_document", "docs_update_cells", "docs_share", "docs_add_comment",
             "docs_restore_revision"} <= set(by_name)
@@ -40,10 +22,10 @@ def test_mcp_lists_docs_tools_with_described_arguments(live_server, world_dir):
 
 
 def test_mcp_edits_a_sheet_and_reads_the_recomputed_total(live_server, world_dir):
-    episode = _episode(live_server, world_dir)
-    _, (found,) = asyncio.run(_session(episode["mcp_url"], [("docs_search", {"query": "pipeline"})]))
+    episode = new_episode(live_server, world_dir)
+    _, (found,) = asyncio.run(mcp_session(episode["mcp_url"], [("docs_search", {"query": "pipeline"})]))
     sheet = found.structured_content["files"][0]["id"]
-    _, (updated, read) = asyncio.run(_session(episode["mcp_url"], [
+    _, (updated, read) = asyncio.run(mcp_session(episode["mcp_url"], [
         ("docs_update_cells", {"file_id": sheet, "cells": {"B3": 60000}}),
         ("docs_read_file", {"file_id": sheet}),
     ]))
@@ -55,10 +37,10 @@ def test_mcp_edits_a_sheet_and_reads_the_recomputed_total(live_server, world_dir
 
 
 def test_mcp_reports_a_refusal_as_a_tool_error_and_goes_on(live_server, world_dir):
-    episode = _episode(live_server, world_dir, "mei@small.test")
-    _, (found,) = asyncio.run(_session(episode["mcp_url"], [("docs_search", {"query": "renewal plan"})]))
+    episode = new_episode(live_server, world_dir, "mei@small.test")
+    _, (found,) = asyncio.run(mcp_session(episode["mcp_url"], [("docs_search", {"query": "renewal plan"})]))
     plan = found.structured_content["files"][0]["id"]
-    _, (refused, ambiguous, fine) = asyncio.run(_session(episode["mcp_url"], [
+    _, (refused, ambiguous, fine) = asyncio.run(mcp_session(episode["mcp_url"], [
         ("docs_write_document", {"file_id": plan, "text": "gone"}),
         ("docs_add_comment", {"file_id": plan, "text": "x", "quote": "nowhere in it"}),
         ("docs_add_comment", {"file_id": plan, "text": "Agreed", "quote": "Budget freeze"}),
@@ -71,13 +53,8 @@ def test_mcp_reports_a_refusal_as_a_tool_error_and_goes_on(live_server, world_di
 @pytest.fixture
 def ow(live_server, world_dir):
     def as_actor(actor: str = "dana@small.test"):
-        episode = _episode(live_server, world_dir, actor)
-        env = {**os.environ, "OW_URL": live_server, "OW_EPISODE": episode["id"]}
-
-        def run(*args: str) -> subprocess.CompletedProcess:
-            return subprocess.run([sys.executable, "-m", "simulator.agent_cli", "docs", *args], capture_output=True,
-                                  text=True, env=env, timeout=60)
-        return run
+        episode = new_episode(live_server, world_dir, actor)
+        return lambda *args: run_ow(live_server, episode["id"], "docs", *args)
     return as_actor
 
 

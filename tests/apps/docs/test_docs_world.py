@@ -3,8 +3,8 @@
 import copy
 
 import pytest
-
 from docs_factories import DRIVE, make_docs_world
+
 from worlds import WorldError, load_world
 
 

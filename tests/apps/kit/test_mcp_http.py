@@ -3,25 +3,12 @@
 import asyncio
 
 import httpx
-from mcp import Client
-
-
-def _episode(base: str, world_dir) -> dict:
-    response = httpx.post(f"{base}/v1/episodes", json={"world": str(world_dir)})
-    assert response.status_code == 201, response.text
-    return response.json()
-
-
-async def _session(url: str, calls: list[tuple[str, dict]]):
-    async with Client(url) as client:
-        tools = (await client.list_tools()).tools
-        results = [await client.call_tool(name, args) for name, args in calls]
-        return tools, results
+from surfaces import mcp_session, new_episode
 
 
 def test_lists_every_mail_operation_with_schemas(live_server, world_dir):
-    episode = _episode(live_server, world_dir)
-    tools, _ = asyncio.run(_session(episode["mcp_url"], []))
+    episode = new_episode(live_server, world_dir)
+    tools, _ = asyncio.run(mcp_session(episode["mcp_url"], []))
     by_name = {t.name: t for t in tools}
     assert {"mail_search", "mail_send", "mail_reply_all", "mail_get_attachment"} <= set(by_name)
     send = by_name["mail_send"]
@@ -31,9 +18,9 @@ def test_lists_every_mail_operation_with_schemas(live_server, world_dir):
     assert by_name["mail_send"].annotations.read_only_hint is False
 
 
-def test_calls_tools_and_records_them_in_the_episode(live_server, world_dir):
-    episode = _episode(live_server, world_dir)
-    _, (found, sent) = asyncio.run(_session(episode["mcp_url"], [
+def test_calls_tools_and_records_them_in_thenew_episode(live_server, world_dir):
+    episode = new_episode(live_server, world_dir)
+    _, (found, sent) = asyncio.run(mcp_session(episode["mcp_url"], [
         ("mail_search", {"query": "from:sam renewal"}),
         ("mail_send", {"to": ["ravi@small.test"], "subject": "Globex", "body": "Quote is out."}),
     ]))
@@ -45,8 +32,8 @@ def test_calls_tools_and_records_them_in_the_episode(live_server, world_dir):
 
 
 def test_a_tool_error_is_reported_and_the_session_goes_on(live_server, world_dir):
-    episode = _episode(live_server, world_dir)
-    _, (bad, missing, good) = asyncio.run(_session(episode["mcp_url"], [
+    episode = new_episode(live_server, world_dir)
+    _, (bad, missing, good) = asyncio.run(mcp_session(episode["mcp_url"], [
         ("mail_send", {"to": ["not-an-address"], "subject": "x", "body": "y"}),
         ("mail_get_message", {"message_id": 9999}),
         ("mail_search", {"query": "in:inbox"}),
@@ -56,10 +43,10 @@ def test_a_tool_error_is_reported_and_the_session_goes_on(live_server, world_dir
     assert not good.is_error
 
 
-def test_each_episode_url_reaches_only_its_own_episode(live_server, world_dir):
-    first, second = _episode(live_server, world_dir), _episode(live_server, world_dir)
-    asyncio.run(_session(first["mcp_url"], [("mail_create_label", {"name": "Only-in-first"})]))
-    _, (labels,) = asyncio.run(_session(second["mcp_url"], [("mail_list_labels", {})]))
+def test_each_episode_url_reaches_only_its_ownnew_episode(live_server, world_dir):
+    first, second = new_episode(live_server, world_dir), new_episode(live_server, world_dir)
+    asyncio.run(mcp_session(first["mcp_url"], [("mail_create_label", {"name": "Only-in-first"})]))
+    _, (labels,) = asyncio.run(mcp_session(second["mcp_url"], [("mail_list_labels", {})]))
     assert "Only-in-first" not in {label["name"] for label in labels.structured_content["result"]}
 
 

@@ -2,8 +2,8 @@
 
 import base64
 
-from conftest import call
 from sqlmodel import select
+from surfaces import call
 
 from apps.mail import models as m
 

@@ -1,7 +1,7 @@
 """Gmail's search operators over REST on a small world."""
 
 import pytest
-from conftest import call
+from surfaces import call
 
 
 def subjects(api, episode, query):

@@ -1,4 +1,4 @@
-from conftest import call
+from surfaces import call
 
 
 def test_search_over_rest_finds_the_unread_starred_message(api, episode):

@@ -1,0 +1,41 @@
+"""Clients for the real surfaces, shared by tests: the control API, the MCP client and ``ow``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+from mcp import Client
+
+ROOT = Path(__file__).parents[1]
+
+
+def call(api, episode: dict, app: str, op: str, **arguments):
+    """Call an operation over REST through a TestClient; returns the response (status and JSON)."""
+    return api.post(f"/episodes/{episode['id']}/api/{app}/{op}", json=arguments)
+
+
+def new_episode(base: str, world_dir, actor: str | None = None) -> dict:
+    """Create an episode over the control API at ``base``; fails the test on anything but 201."""
+    body = {"world": str(world_dir), **({"as": actor} if actor else {})}
+    response = httpx.post(f"{base}/v1/episodes", json=body, timeout=30)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+async def mcp_session(url: str, calls: list[tuple[str, dict]]):
+    """List the tools at ``url`` and make ``calls`` in one session; returns (tools, results)."""
+    async with Client(url) as client:
+        tools = (await client.list_tools()).tools
+        results = [await client.call_tool(name, args) for name, args in calls]
+        return tools, results
+
+
+def run_ow(base: str, episode_id: str, *args: str) -> subprocess.CompletedProcess:
+    """Run the agent CLI as a subprocess acting in ``episode_id`` on the server at ``base``."""
+    env = {**os.environ, "OW_URL": base, "OW_EPISODE": episode_id}
+    return subprocess.run([sys.executable, "-m", "simulator.agent_cli", *args], capture_output=True, text=True,
+                          env=env, timeout=60, cwd=ROOT)
