@@ -12,6 +12,8 @@ from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
+from apps.kit.fulltext import fts5_index
+
 KINDS = ("folder", "document", "spreadsheet", "file")
 ROLES = ("viewer", "commenter", "editor", "owner")
 DRIVE_ROLES = ("viewer", "commenter", "editor", "manager")
@@ -130,15 +132,5 @@ class Mention(SQLModel, table=True):
 
 TABLES = [Drive, DriveMember, Item, Permission, Star, Activity, Cell, Revision, Comment, Mention]
 
-# Full-text index over names and bodies, kept in step with docs_item by triggers.
-_FTS_VALUES = "new.id, new.name, new.body"
-DDL = [
-    "create virtual table docs_item_fts using fts5(name, body, tokenize='porter unicode61')",
-    f"""create trigger docs_item_ai after insert on docs_item begin
-        insert into docs_item_fts(rowid, name, body) values ({_FTS_VALUES}); end""",
-    """create trigger docs_item_ad after delete on docs_item begin
-        delete from docs_item_fts where rowid = old.id; end""",
-    f"""create trigger docs_item_au after update of name, body on docs_item begin
-        delete from docs_item_fts where rowid = old.id;
-        insert into docs_item_fts(rowid, name, body) values ({_FTS_VALUES}); end""",
-]
+# Full-text index over names and bodies.
+DDL = fts5_index("docs_item", {"name": "new.name", "body": "new.body"}, watched=["name", "body"])

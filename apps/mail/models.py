@@ -10,6 +10,8 @@ from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
+from apps.kit.fulltext import fts5_index
+
 SYSTEM_LABELS = ("INBOX", "SENT", "DRAFT", "TRASH", "SPAM", "STARRED", "IMPORTANT", "UNREAD")
 
 
@@ -100,19 +102,11 @@ class Outbound(SQLModel, table=True):
 
 TABLES = [Message, Attachment, Thread, Entry, EntryLabel, Label, Outbound]
 
-# Full-text index over messages, kept in step with mail_message by triggers.
-_FTS_VALUES = ("new.id, new.subject, new.body_text, "
-               "new.sender_name || ' ' || new.sender || ' ' || new.to_addrs || ' ' || new.cc_addrs")
-DDL = [
-    "create virtual table mail_message_fts using fts5(subject, body, people, tokenize='porter unicode61')",
-    f"""create trigger mail_message_ai after insert on mail_message begin
-        insert into mail_message_fts(rowid, subject, body, people) values ({_FTS_VALUES}); end""",
-    """create trigger mail_message_ad after delete on mail_message begin
-        delete from mail_message_fts where rowid = old.id; end""",
-    f"""create trigger mail_message_au after update on mail_message begin
-        delete from mail_message_fts where rowid = old.id;
-        insert into mail_message_fts(rowid, subject, body, people) values ({_FTS_VALUES}); end""",
-]
+# Full-text index over messages; the people column lets free text match names and addresses too.
+DDL = fts5_index("mail_message", {
+    "subject": "new.subject", "body": "new.body_text",
+    "people": "new.sender_name || ' ' || new.sender || ' ' || new.to_addrs || ' ' || new.cc_addrs",
+})
 
 
 def split_addresses(text: str) -> list[str]:
