@@ -115,5 +115,7 @@ def build() -> typer.Typer:
 
 def main() -> None:
     build()()
+
+
 if __name__ == "__main__":
     main()

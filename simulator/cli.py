@@ -93,5 +93,7 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
 
 def main() -> None:
     cli()
+
+
 if __name__ == "__main__":
     main()

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from apps.kit import Invalid
 from apps.kit.episode import Episode
-from apps.kit.trajectory import Step
+from apps.kit.trajectory import Trajectory
 from simulator.episodes import EpisodeStore
 from simulator.registry import all_operations
 
@@ -39,13 +39,6 @@ class EpisodeInfo(BaseModel):
     status: Literal["ready", "error", "unchecked"] = Field(
         description="error: some app's state cannot be reached (see app_errors); unchecked in listings")
     app_errors: dict[str, str] = Field(default_factory=dict, description="Per unreachable app, the reason")
-
-
-class Trajectory(BaseModel):
-    episode: str
-    world: str
-    actor: str
-    steps: list[Step]
 
 
 class Digest(BaseModel):
@@ -97,8 +90,7 @@ def control_router(store: EpisodeStore) -> APIRouter:
 
     @router.get("/episodes/{episode_id}/trajectory")
     def trajectory(episode_id: str) -> Trajectory:
-        e = store.get(episode_id)
-        return Trajectory(episode=e.id, world=e.world.name, actor=e.actor, steps=list(e.trajectory))
+        return Trajectory.of(store.get(episode_id))
 
     @router.get("/episodes/{episode_id}/digest")
     def digest(episode_id: str) -> Digest:

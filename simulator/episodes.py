@@ -6,7 +6,6 @@ Each app's state lives in one ``AppHost``: in this process by default, or in an 
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import threading
@@ -18,6 +17,7 @@ from apps.kit.clock import VirtualClock
 from apps.kit.episode import Episode
 from apps.kit.host import AppHost, LocalHost
 from apps.kit.remote import RemoteHost
+from apps.kit.trajectory import Trajectory
 from simulator.compile import compile_world
 from simulator.registry import APPS
 from worlds import WorldError, load_world
@@ -99,10 +99,8 @@ class EpisodeStore:
         episode.close()
 
     def _write_trajectory(self, episode: Episode) -> None:
-        record = {"episode": episode.id, "world": episode.world.name, "actor": episode.actor,
-                  "steps": [step.model_dump(mode="json") for step in episode.trajectory]}
         self.trajectory_dir.mkdir(parents=True, exist_ok=True)
-        (self.trajectory_dir / f"{episode.id}.json").write_text(json.dumps(record, indent=1))
+        (self.trajectory_dir / f"{episode.id}.json").write_text(Trajectory.of(episode).model_dump_json(indent=1))
 
     def __contains__(self, episode_id: str) -> bool:
         return episode_id in self._episodes

@@ -1,8 +1,8 @@
 """The apps this simulator serves, by name. Add an app here and every surface serves it."""
 
-from apps.kit import App, Operation
 from apps.crm import APP as CRM
 from apps.docs import APP as DOCS
+from apps.kit import App, Operation
 from apps.mail import APP as MAIL
 
 APPS: dict[str, App] = {app.name: app for app in (MAIL, CRM, DOCS)}

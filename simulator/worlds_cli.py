@@ -79,7 +79,8 @@ def generate(seed: int = typer.Option(..., help="Random seed: the same seed writ
              out: Path = typer.Option(..., help="Folder to write (must not exist, or be empty)"),
              progress: bool = typer.Option(True, help="Show a progress bar")) -> None:
     """Write a synthetic world (mail, CRM, docs) with faker, deterministic for a seed."""
-    from worlds.generate import SIZES, generate as run
+    from worlds.generate import SIZES
+    from worlds.generate import generate as run
 
     if size not in SIZES:
         raise typer.BadParameter(f"size must be one of {', '.join(SIZES)}", param_hint="--size")

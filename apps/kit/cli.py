@@ -16,6 +16,7 @@ from datetime import date, datetime
 from typing import Any, Callable
 
 import typer
+
 from apps.kit.operation import Operation, Param
 
 _SCALARS = (str, int, float, bool)

@@ -11,7 +11,6 @@ import json
 from typing import Callable
 
 import anyio
-
 from mcp import types
 from mcp.server.lowlevel import Server
 

@@ -10,7 +10,6 @@ import inspect
 from typing import Any, Callable
 
 import anyio
-
 from fastapi import APIRouter, Body, Depends, Request
 from fastapi.responses import JSONResponse
 

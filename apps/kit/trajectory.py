@@ -31,3 +31,16 @@ class Step(BaseModel):
     @property
     def tool(self) -> str:
         return f"{self.app}_{self.operation}"
+
+
+class Trajectory(BaseModel):
+    """An episode's steps with what they happened in: what the control API serves and finished episodes leave."""
+
+    episode: str
+    world: str
+    actor: str
+    steps: list[Step]
+
+    @classmethod
+    def of(cls, episode) -> "Trajectory":
+        return cls(episode=episode.id, world=episode.world.name, actor=episode.actor, steps=list(episode.trajectory))

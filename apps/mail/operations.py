@@ -10,9 +10,9 @@ import base64
 from sqlmodel import delete, func, select
 
 from apps.kit import Conflict, Ctx, Invalid, NotFound, OperationSet
-from apps.mail import store
 from apps.mail import models as m
 from apps.mail import schemas as s
+from apps.mail import store
 from apps.mail.search import compile_query
 
 ops = OperationSet("mail")

@@ -11,10 +11,29 @@ from datetime import datetime, timedelta
 
 from faker import Faker
 
-from worlds.crm_picklists import (ACCOUNT_TYPES, CASE_ORIGINS, CASE_PRIORITIES, LEAD_SOURCES, LEAD_STATUSES,
-                                OPEN_STAGES, OPPORTUNITY_TYPES, STAGE_PROBABILITY)
-from worlds.crm import (AccountRecord, Billing, CaseRecord, ContactRecord, CrmData, EventRecord, HistoryEntry,
-                        LeadRecord, NoteRecord, OpportunityRecord, TaskRecord)
+from worlds.crm import (
+    AccountRecord,
+    Billing,
+    CaseRecord,
+    ContactRecord,
+    CrmData,
+    EventRecord,
+    HistoryEntry,
+    LeadRecord,
+    NoteRecord,
+    OpportunityRecord,
+    TaskRecord,
+)
+from worlds.crm_picklists import (
+    ACCOUNT_TYPES,
+    CASE_ORIGINS,
+    CASE_PRIORITIES,
+    LEAD_SOURCES,
+    LEAD_STATUSES,
+    OPEN_STAGES,
+    OPPORTUNITY_TYPES,
+    STAGE_PROBABILITY,
+)
 from worlds.generate.people import slug, unique_email
 from worlds.model import Outsider, WorldInfo
 

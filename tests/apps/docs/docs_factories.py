@@ -19,7 +19,8 @@ from surfaces import call
 PLAN_V1 = "# Globex renewal plan\n\nDraft: price to be agreed.\n"
 PLAN = ("# Globex renewal plan\n\nSam Ortiz asked for the quote by March 27.\n\n"
         "## Pricing\n\nList price is 184,000 USD for three years.\n\n## Risks\n\nBudget freeze at Globex.\n")
-FORECAST = "Deal,Amount,Probability,Weighted\nGlobex,184000,0.6,=B2*C2\nInitech,50000,0.4,=B3*C3\nTotal,=SUM(B2:B3),,=SUM(D2:D3)\n"
+FORECAST = ("Deal,Amount,Probability,Weighted\nGlobex,184000,0.6,=B2*C2\nInitech,50000,0.4,=B3*C3\n"
+            "Total,=SUM(B2:B3),,=SUM(D2:D3)\n")
 
 DRIVE = {
     "shared_drives": [{"name": "Sales", "members": {"dana@small.test": "manager", "ravi@small.test": "editor"}}],
