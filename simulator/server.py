@@ -19,6 +19,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from apps.kit import OpError
 from apps.kit.mcp import build_server
+from apps.kit.operation import invalid_from
 from apps.kit.rest import error_response, operation_router
 from simulator.control import control_router
 from simulator.episodes import EpisodeStore
@@ -68,13 +69,7 @@ def build_app(store: EpisodeStore | None = None) -> "Gateway":
 
 
 def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-    first = exc.errors()[0]
-    loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
-    field = ".".join(loc) or None
-    message = f"{field}: {first['msg']}" if field else first["msg"]
-    if first.get("type") == "extra_forbidden":
-        message = f"{field}: is not a known field"
-    return JSONResponse({"error": {"type": "invalid", "message": message, "field": field}}, status_code=422)
+    return error_response(invalid_from(exc.errors(), unknown="is not a known field"))
 
 
 class Gateway:

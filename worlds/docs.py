@@ -40,7 +40,8 @@ from worlds.lines import read_yaml
 ROLES = ("editor", "commenter", "viewer")
 DRIVE_ROLES = ("manager", "editor", "commenter", "viewer")
 KINDS = ("folder", "document", "spreadsheet", "file")
-_MENTION = re.compile(r"(?<![\w.@])@([A-Za-z0-9._%+-]+(?:@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)?)")
+# An @mention in a comment: a local part (``@ravi``) or a whole address.
+MENTION = re.compile(r"(?<![\w.@])@([A-Za-z0-9._%+-]+(?:@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)?)")
 
 
 class _Strict(BaseModel):
@@ -281,7 +282,7 @@ class _Checker:
         for who, text, at in [(comment.by, comment.text, comment.at), *((r.by, r.text, r.at) for r in comment.replies)]:
             self._person(where, "comment by", who)
             self._when(where, "comment at", at)
-            for mention in _MENTION.findall(text):
+            for mention in MENTION.findall(text):
                 mention = mention.rstrip(".").lower()
                 if mention not in self.people and mention not in self.locals:
                     self.problems.append(f"{where}: comment mentions @{mention}, who is not a person of the world")

@@ -6,15 +6,12 @@ every record; a record's owner and everyone above the owner in the reporting lin
 
 from __future__ import annotations
 
-import re
-
 from sqlmodel import select
 
 from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.kit import Ctx, Forbidden, Invalid, NotFound
-
-_EMAIL = re.compile(r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")
+from apps.kit.checks import email_address
 
 
 def get(ctx: Ctx, table: type[m.Record], record_id: int, field: str) -> m.Record:
@@ -79,10 +76,7 @@ def person(ctx: Ctx, email: str | None, field: str = "owner") -> str:
 def email(value: str | None, field: str = "email") -> str | None:
     if value is None or not value.strip():
         return None
-    value = value.strip().lower()
-    if not _EMAIL.match(value):
-        raise Invalid(f"{field}: {value!r} is not an email address", field=field)
-    return value
+    return email_address(value, field)
 
 
 def required_text(value: str, field: str) -> str:

@@ -6,25 +6,22 @@ As in Docs, commenters and above may read and write comments; viewers see none. 
 
 from __future__ import annotations
 
-import re
-
 from sqlmodel import select
 
 from apps.docs import access, store
 from apps.docs import models as m
 from apps.docs import schemas as s
 from apps.kit import Conflict, Ctx, Invalid, NotFound, OperationSet
+from worlds.docs import MENTION
 
 ops = OperationSet("docs")
-
-_MENTION = re.compile(r"(?<![\w.@])@([A-Za-z0-9._%+-]+(?:@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)?)")
 
 
 def resolve_mentions(text: str, people) -> tuple[list[str], list[str]]:
     """(addresses of the people a text @mentions, mentions that are nobody), by address or by the part before '@'."""
     by_local = {address.split("@")[0]: address for address in people}
     found, unknown = [], []
-    for raw in _MENTION.findall(text):
+    for raw in MENTION.findall(text):
         raw = raw.rstrip(".").lower()
         address = raw if raw in people else by_local.get(raw)
         (found if address else unknown).append(address or raw)

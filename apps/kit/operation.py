@@ -88,7 +88,7 @@ class Operation:
         try:
             model = self.input_model.model_validate(arguments or {})
         except ValidationError as exc:
-            raise invalid_from(exc) from None
+            raise invalid_from(exc.errors()) from None
         return {p.name: getattr(model, p.name) for p in self.params}
 
     def dump(self, result: Any) -> Any:
@@ -103,11 +103,12 @@ class Operation:
         }
 
 
-def invalid_from(exc: ValidationError) -> Invalid:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or None
-    message = first["msg"] if first["type"] != "extra_forbidden" else "is not an argument of this operation"
-    more = f" (and {len(exc.errors()) - 1} more problem(s))" if len(exc.errors()) > 1 else ""
+def invalid_from(errors: list[dict], unknown: str = "is not an argument of this operation") -> Invalid:
+    """One ``Invalid`` for pydantic's (or FastAPI's) validation errors, naming the first bad field."""
+    first = errors[0]
+    where = ".".join(str(p) for p in first["loc"] if p not in ("body", "query", "path")) or None
+    message = first["msg"] if first["type"] != "extra_forbidden" else unknown
+    more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
     return Invalid(f"{where}: {message}{more}" if where else message + more, field=where)
 
 

@@ -10,10 +10,10 @@ from collections import defaultdict
 from sqlmodel import Session, delete, select
 
 from apps.kit import Ctx, Invalid, NotFound
+from apps.kit.checks import email_address
 from apps.mail import models as m
 from apps.mail import schemas as s
 
-_ADDRESS = re.compile(r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")
 _SUBJECT_PREFIX = re.compile(r"^\s*((re|fw|fwd)\s*:\s*)+", re.IGNORECASE)
 
 
@@ -61,13 +61,7 @@ def user_label(ctx: Ctx, name: str) -> m.Label | None:
 
 
 def check_addresses(field: str, addresses: list[str]) -> list[str]:
-    cleaned = []
-    for address in addresses:
-        address = address.strip().lower()
-        if not _ADDRESS.match(address):
-            raise Invalid(f"{field}: {address!r} is not an email address", field=field)
-        cleaned.append(address)
-    return list(dict.fromkeys(cleaned))
+    return list(dict.fromkeys(email_address(address, field) for address in addresses))
 
 
 def decode_attachment(field: str, new: s.NewAttachment) -> bytes:
