@@ -1,6 +1,7 @@
-"""A unix-socket HTTP bridge that forwards only allowed path prefixes to one upstream server.
+"""An HTTP bridge that forwards only allowed path prefixes to one upstream server.
 
-A jailed agent has no network; this socket (bound into its jail) is its one way out. Requests
+A jailed agent has no network; a unix socket bound into its jail is its one way out. A container
+agent (compose's agent-shell) reaches the gateway only through a TCP bridge. Requests
 whose path is not under an allowed prefix, or that try to escape one (``..``, encoded slashes),
 get 403 without reaching the upstream. Responses stream through, so MCP's SSE works.
 """
@@ -32,7 +33,7 @@ def allowed(raw_path: str, prefixes: list[str]) -> bool:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "_Server"
+    server: "_UnixServer | _TcpServer"
 
     def _forward(self) -> None:
         # Read the body first even when refusing, so the client sees the answer, not a broken pipe.
@@ -74,22 +75,36 @@ class _Handler(BaseHTTPRequestHandler):
         return "jail"
 
 
-class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
 
-class Bridge:
-    """Serve ``socket_path`` until closed, forwarding allowed requests to ``upstream``."""
+class _TcpServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
 
-    def __init__(self, socket_path: Path, upstream: str, prefixes: list[str]):
-        self.socket_path = Path(socket_path)
-        self._server = _Server(str(self.socket_path), _Handler)
+
+class Bridge:
+    """Serve ``address`` (a unix socket path, or a ``(host, port)``) until closed, forwarding
+    allowed requests to ``upstream``."""
+
+    def __init__(self, address: Path | tuple[str, int], upstream: str, prefixes: list[str]):
+        self.socket_path = Path(address) if not isinstance(address, tuple) else None
+        if self.socket_path is not None:
+            self._server = _UnixServer(str(self.socket_path), _Handler)
+        else:
+            self._server = _TcpServer(address, _Handler)
         self._server.prefixes = prefixes
         self._server.client = httpx.Client(base_url=upstream, timeout=httpx.Timeout(60.0, connect=5.0))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
+    @property
+    def port(self) -> int | None:
+        return None if self.socket_path is not None else self._server.server_address[1]
+
     def __enter__(self) -> "Bridge":
-        self.socket_path.chmod(0o777)  # the jailed user is not the bridge's user
+        if self.socket_path is not None:
+            self.socket_path.chmod(0o777)  # the jailed user is not the bridge's user
         self._thread.start()
         return self
 
@@ -97,4 +112,5 @@ class Bridge:
         self._server.shutdown()
         self._server.server_close()
         self._server.client.close()
-        self.socket_path.unlink(missing_ok=True)
+        if self.socket_path is not None:
+            self.socket_path.unlink(missing_ok=True)

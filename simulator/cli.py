@@ -61,6 +61,26 @@ def app_service(app: str = typer.Option(..., envvar="OFFICEWORLD_APP", help="The
     uvicorn.run(build_app_service(APPS[app], world), host=host, port=port, log_level="warning")
 
 
+@cli.command("episode-proxy")
+def episode_proxy(episode: str = typer.Option(..., envvar="OW_EPISODE", help="The episode the agent acts in"),
+                  upstream: str = typer.Option("http://127.0.0.1:8000", envvar="OFFICEWORLD_GATEWAY_URL",
+                                               help="The gateway"),
+                  host: str = typer.Option("127.0.0.1", envvar="OFFICEWORLD_HOST", help="Address to listen on"),
+                  port: int = typer.Option(8000, envvar="OFFICEWORLD_PORT", help="Port to listen on")) -> None:
+    """Forward one episode's REST and MCP to the gateway and refuse everything else (for agent shells)."""
+    import signal
+
+    from simulator.shell import episode_proxy as proxy
+
+    if not episode.strip():
+        raise typer.BadParameter("give the episode the agent acts in (OW_EPISODE)", param_hint="--episode")
+    stop = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, stop)  # so that sigwait, not a default handler, takes them
+    with proxy(upstream, episode.strip(), host, port):
+        print(f"episode-proxy: {host}:{port} -> {upstream} for episode {episode}", file=sys.stderr)
+        signal.sigwait(stop)
+
+
 @cli.command()
 def mcp(world: str = typer.Option("acme", help="World to start the episode in"),
         actor: str = typer.Option(None, "--as", help="Email of the person to act as (default: the world's)")) -> None:

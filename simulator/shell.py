@@ -1,4 +1,8 @@
-"""A jail for a shell agent acting in one episode: the ``ow`` CLI works, nothing else is reachable."""
+"""Where a shell agent acting in one episode can reach only that episode.
+
+``episode_jail`` runs it under bubblewrap on this machine; ``episode_proxy`` is what compose's
+agent-shell container talks to instead of the gateway.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,18 @@ from pathlib import Path
 import apps
 import simulator
 import worlds
+from sandbox.bridge import Bridge
 from sandbox.jail import SOCKET_IN_JAIL, Jail, Limits
+
+
+def episode_paths(episode_id: str) -> list[str]:
+    """The gateway paths of one episode's agent surfaces: its REST and its MCP."""
+    return [f"/episodes/{episode_id}/api", f"/episodes/{episode_id}/mcp"]
+
+
+def episode_proxy(gateway_url: str, episode_id: str, host: str = "127.0.0.1", port: int = 0) -> Bridge:
+    """An HTTP proxy on ``host:port`` that forwards only this episode's REST and MCP to the gateway."""
+    return Bridge((host, port), gateway_url, episode_paths(episode_id))
 
 
 def episode_jail(gateway_url: str, episode_id: str, limits: Limits | None = None) -> Jail:
@@ -18,7 +33,7 @@ def episode_jail(gateway_url: str, episode_id: str, limits: Limits | None = None
     imports (``apps``, ``simulator``, and the Python files of ``worlds``, without any world's data);
     not the tasks or anything else of the host.
     """
-    prefixes = [f"/episodes/{episode_id}/api", f"/episodes/{episode_id}/mcp"]
+    prefixes = episode_paths(episode_id)
     venv_bin = Path(sys.executable).parent
     env = {"OW_SOCKET": SOCKET_IN_JAIL, "OW_EPISODE": episode_id, "OW_URL": "http://127.0.0.1:8000",
            "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin"}

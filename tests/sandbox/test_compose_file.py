@@ -48,7 +48,7 @@ def test_docker_compose_resolves_it(tmp_path):
     assert done.returncode == 0, done.stderr
     services = subprocess.run([*base, "--profile", "agent", "config", "--services"], capture_output=True,
                               text=True, timeout=120).stdout.split()
-    assert sorted(services) == sorted([*APPS, "gateway", "agent-shell"])
+    assert sorted(services) == sorted([*APPS, "gateway", "agent-proxy", "agent-shell"])
 
 
 def test_only_the_gateway_publishes_a_port_and_only_on_loopback(spec):
@@ -58,9 +58,17 @@ def test_only_the_gateway_publishes_a_port_and_only_on_loopback(spec):
     assert all(p.startswith("127.0.0.1:") for p in resolved)
 
 
+def test_the_agent_shell_reaches_only_its_episode_proxy(spec):
+    services = spec["services"]
+    shell, proxy, gateway = (set(services[n]["networks"]) for n in ("agent-shell", "agent-proxy", "gateway"))
+    assert shell & gateway == set() and shell <= proxy
+    assert "agent-proxy:8000" in services["agent-shell"]["environment"]["OW_URL"]
+    assert services["agent-proxy"]["command"][-1] == "episode-proxy"
+
+
 def test_apps_sit_only_on_internal_networks(spec):
     networks = spec["networks"]
-    for name in APPS | {"agent-shell"}:
+    for name in APPS | {"agent-shell", "agent-proxy"}:
         for network in spec["services"][name]["networks"]:
             assert networks[network].get("internal") is True, f"{name} is on non-internal network {network}"
     gateway = spec["services"]["gateway"]["networks"]
