@@ -47,16 +47,16 @@ def search(ctx: Ctx, query: str = "", limit: int = 20, offset: int = 0) -> s.Sea
     base = f"from mail_entry e join mail_message m on m.id = e.message_id where {where}"
     conn = ctx.session.connection().connection.driver_connection
     total = conn.execute(f"select count(*) {base}", params).fetchone()[0]
-    order, order_params = "m.date desc, e.id desc", []
+    rank_join, rank_params, order = "", [], "m.date desc, e.id desc"
     if q.rank_terms:
-        order = ("(select bm25(mail_message_fts) from mail_message_fts where mail_message_fts match ? "
-                 "and rowid = m.id), " + order)
-        order_params = [" OR ".join(q.rank_terms)]
-    ids = [r[0] for r in conn.execute(f"select e.id {base} order by {order} limit ? offset ?",
-                                      [*params, *order_params, limit, offset])]
-    labels = store.labels_of(ctx.session, ids)
-    return s.SearchResult(total=total, messages=[
-        store.summary(ctx.session, ctx.session.get(m.Entry, i), labels[i]) for i in ids])
+        # Ranked once for the whole query; matches by other terms only (an OR) come after the ranked ones.
+        rank_join = ("left join (select rowid, bm25(mail_message_fts) as score from mail_message_fts "
+                     "where mail_message_fts match ?) r on r.rowid = m.id ")
+        rank_params, order = [" OR ".join(q.rank_terms)], "coalesce(r.score, 0), " + order
+    ranked = f"from mail_entry e join mail_message m on m.id = e.message_id {rank_join}where {where}"
+    ids = [r[0] for r in conn.execute(f"select e.id {ranked} order by {order} limit ? offset ?",
+                                      [*rank_params, *params, limit, offset])]
+    return s.SearchResult(total=total, messages=store.summaries(ctx.session, ids))
 
 
 @ops.read
