@@ -30,8 +30,7 @@ def _page(limit: int, offset: int) -> None:
 
 def _listing(ctx: Ctx, items: list[m.Item], roles: dict, limit: int, offset: int) -> s.FileList:
     page = items[offset:offset + limit]
-    return s.FileList(total=len(items), files=[
-        store.summary(ctx.session, i, ctx.actor, roles[i.id][0], roles[i.id][1]) for i in page])
+    return s.FileList(total=len(items), files=store.summaries(ctx.session, page, ctx.actor, roles))
 
 
 def _folders_first(items: list[m.Item]) -> list[m.Item]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from sqlmodel import Session, func, select
@@ -98,15 +99,35 @@ def current_revision(session: Session, item_id: int) -> int | None:
     return session.exec(select(func.max(m.Revision.number)).where(m.Revision.item_id == item_id)).one()
 
 
-def path_of(session: Session, item: m.Item) -> str:
-    """The folder path above the item, from its drive's root."""
+@dataclass
+class Tree:
+    """Every folder's (name, parent) and every drive's name: read once to build many paths."""
+
+    folders: dict[int, tuple[str, int | None]]
+    drives: dict[int, str]
+
+
+def folder_tree(session: Session) -> Tree:
+    folders = {i: (name, parent) for i, name, parent in session.exec(
+        select(m.Item.id, m.Item.name, m.Item.parent_id).where(m.Item.kind == "folder"))}
+    return Tree(folders, dict(session.exec(select(m.Drive.id, m.Drive.name)).all()))
+
+
+def _step(session: Session, item_id: int) -> tuple[str, int | None]:
+    node = session.get(m.Item, item_id)
+    return node.name, node.parent_id
+
+
+def path_of(session: Session, item: m.Item, tree: Tree | None = None) -> str:
+    """The folder path above the item, from its drive's root; ``tree`` saves a query per step."""
     names = []
-    node = session.get(m.Item, item.parent_id) if item.parent_id else None
-    while node is not None:
-        names.append(node.name)
-        node = session.get(m.Item, node.parent_id) if node.parent_id else None
+    parent = item.parent_id
+    while parent:
+        name, parent = tree.folders[parent] if tree else _step(session, parent)
+        names.append(name)
     if item.drive_id is not None:
-        root = f"{session.get(m.Drive, item.drive_id).name} (shared drive)"
+        drive = tree.drives[item.drive_id] if tree else session.get(m.Drive, item.drive_id).name
+        root = f"{drive} (shared drive)"
     else:
         root = "My Drive" if item.owner else "?"
     return "/".join([root, *reversed(names)])
@@ -118,17 +139,28 @@ def is_shared(session: Session, item: m.Item) -> bool:
     return session.exec(select(m.Permission.person).where(m.Permission.item_id == item.id)).first() is not None
 
 
-def summary(session: Session, item: m.Item, actor: str, role: str | None = None,
-            trashed: bool | None = None) -> s.FileSummary:
+def summary(session: Session, item: m.Item, actor: str, role: str | None = None, trashed: bool | None = None,
+            starred: bool | None = None, shared: bool | None = None, tree: Tree | None = None) -> s.FileSummary:
     role = role or access.role_of(session, item, actor)
     trashed = access.is_trashed(session, item) if trashed is None else trashed
+    starred = session.get(m.Star, (item.id, actor)) is not None if starred is None else starred
     return s.FileSummary(
-        id=item.id, name=item.name, type=item.kind, mime_type=item.mime_type, path=path_of(session, item),
+        id=item.id, name=item.name, type=item.kind, mime_type=item.mime_type, path=path_of(session, item, tree),
         folder_id=item.parent_id, drive_id=item.drive_id, owner=item.owner, size=item.size,
         created_at=utc(item.created_at), modified_at=utc(item.modified_at), modified_by=item.modified_by,
-        starred=session.get(m.Star, (item.id, actor)) is not None, shared=is_shared(session, item),
+        starred=starred, shared=is_shared(session, item) if shared is None else shared,
         your_role=role, trashed=trashed,
     )
+
+
+def summaries(session: Session, items: list[m.Item], actor: str, roles: dict) -> list[s.FileSummary]:
+    """Summaries of a page of items whose roles are known, with stars and sharing read once for all."""
+    ids = [i.id for i in items]
+    starred = set(session.exec(select(m.Star.item_id).where(m.Star.person == actor, m.Star.item_id.in_(ids))))
+    shared = set(session.exec(select(m.Permission.item_id).where(m.Permission.item_id.in_(ids))))
+    tree = folder_tree(session)
+    return [summary(session, i, actor, roles[i.id][0], roles[i.id][1], i.id in starred,
+                    bool(i.general_access) or i.id in shared, tree) for i in items]
 
 
 def person_name(ctx: Ctx, address: str) -> str:
