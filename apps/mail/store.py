@@ -99,7 +99,7 @@ def file_message(session: Session, owner: str, message: m.Message, labels: list[
     entry = m.Entry(owner=owner, message_id=message.id, thread_id=thread_for(session, owner, message))
     session.add(entry)
     session.flush()
-    add_labels(session, entry.id, labels)
+    session.add_all(m.EntryLabel(entry_id=entry.id, label=label) for label in dict.fromkeys(labels))  # a new entry has none
     return entry
 
 
