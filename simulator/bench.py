@@ -113,8 +113,7 @@ def run(world: str = "acme", repeat: int = 200) -> dict:
     invoke(parent, store.apps["mail"].operations["star"], {"message_ids": [1]}, "python")
     return {
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
-        "world": {"name": world, "people": len(compiled.world.info.people),
-                  "messages": len(compiled.world.mail.messages), "load_and_compile_s": round(load_s, 3)},
+        "world": {"name": world, "people": len(compiled.info.people), "load_and_compile_s": round(load_s, 3)},
         "episode_create": _times(lambda: store.create(world), repeat),
         "episode_create_and_clone_all_apps": _times(
             lambda: [store.create(world).db(app) for app in store.apps], repeat),

@@ -34,8 +34,8 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
 
     store = EpisodeStore()
     compiled = store.world(world)
-    print(f"officeworld: world {world!r} ready ({len(compiled.world.info.people)} people, "
-          f"{len(compiled.world.mail.messages)} messages)", file=sys.stderr)
+    print(f"officeworld: world {world!r} ready ({len(compiled.info.people)} people; "
+          f"{', '.join(sorted(compiled.images))} compiled)", file=sys.stderr)
     base = f"http://{host}:{port}"
     if episode:
         ep = store.create(world)

@@ -1,7 +1,8 @@
 """Compile a world into each app's pristine database image, cached on disk by content.
 
 The cache key joins the digest of the world's files with the digest of the app's code, so an
-unchanged world starts without rebuilding, and a change to either rebuilds only what it affects.
+unchanged world starts without rebuilding (nor even reading its messages and documents), and a
+change to either rebuilds only what it affects.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import os
 from pathlib import Path
 
 from apps.kit import App
+from worlds import content_hash, load_world
 from worlds.model import World
 
 
@@ -20,16 +22,30 @@ def cache_dir() -> Path:
 
 
 def compile_world(world: World, apps: dict[str, App], directory: Path | None = None) -> dict[str, bytes]:
-    """Each app's pristine image for ``world``, built once and then read from the cache."""
+    """Each app's pristine image for a loaded ``world``, built once and then read from the cache."""
     directory = directory or cache_dir()
-    return {name: _image(world, app, directory) for name, app in apps.items()}
+    paths = {name: _path(directory, world.name, world.content_hash, app) for name, app in apps.items()}
+    return {name: path.read_bytes() if path.is_file() else _build(world, apps[name], path)
+            for name, path in paths.items()}
 
 
-def _image(world: World, app: App, directory: Path) -> bytes:
-    key = hashlib.sha256(f"{world.content_hash}:{app.code_hash()}".encode()).hexdigest()[:24]
-    path = directory / f"{world.name}.{app.name}.{key}.sqlite"
-    if path.is_file():
-        return path.read_bytes()
+def world_images(root: Path, name: str, apps: dict[str, App], directory: Path | None = None) -> dict[str, bytes]:
+    """Each app's pristine image for the world folder ``root``; the world is loaded (and checked)
+    only when some app's image is not in the cache yet."""
+    directory = directory or cache_dir()
+    paths = {app_name: _path(directory, name, content_hash(root), app) for app_name, app in apps.items()}
+    if all(path.is_file() for path in paths.values()):
+        return {app_name: path.read_bytes() for app_name, path in paths.items()}
+    return compile_world(load_world(root), apps, directory)
+
+
+def _path(directory: Path, world_name: str, world_hash: str, app: App) -> Path:
+    key = hashlib.sha256(f"{world_hash}:{app.code_hash()}".encode()).hexdigest()[:24]
+    return directory / f"{world_name}.{app.name}.{key}.sqlite"
+
+
+def _build(world: World, app: App, path: Path) -> bytes:
+    directory = path.parent
     image = app.build(world).image()
     try:
         directory.mkdir(parents=True, exist_ok=True)

@@ -18,15 +18,19 @@ from apps.kit.episode import Episode
 from apps.kit.host import AppHost, LocalHost
 from apps.kit.remote import RemoteHost
 from apps.kit.trajectory import Trajectory
-from simulator.compile import compile_world
+from simulator.compile import world_images
 from simulator.registry import APPS
-from worlds import WorldError, load_world
-from worlds.model import World
+from worlds import WorldError, load_info
+from worlds.model import WorldInfo
 
 
 @dataclass
 class CompiledWorld:
-    world: World
+    """What episodes need of a world: its name, folder, ``world.yaml`` and each app's pristine image."""
+
+    name: str
+    root: Path
+    info: WorldInfo
     images: dict[str, bytes]
 
 
@@ -51,7 +55,7 @@ class EpisodeStore:
     def _source(self, app: str):
         def source(world: str) -> tuple[object, bytes]:
             compiled = self.world(world)
-            return compiled.world.info, compiled.images[app]
+            return compiled.info, compiled.images[app]
         return source
 
     def _local_apps(self) -> dict[str, App]:
@@ -61,19 +65,20 @@ class EpisodeStore:
         with self._lock:
             if name not in self._worlds:
                 try:
-                    world = load_world(name)
+                    root, info = load_info(name)
+                    images = world_images(root, info.name, self._local_apps(), self.cache_dir)
                 except WorldError as exc:
                     raise NotFound(str(exc), field="world") from None
-                self._worlds[name] = CompiledWorld(world, compile_world(world, self._local_apps(), self.cache_dir))
+                self._worlds[name] = CompiledWorld(info.name, root, info, images)
             return self._worlds[name]
 
     def create(self, world: str, actor: str | None = None) -> Episode:
         compiled = self.world(world)
-        info = compiled.world.info
+        info = compiled.info
         actor = (actor or info.default_actor).strip().lower()
         if actor not in info.people_by_email():
             raise Invalid(f"as: {actor} is not a person of world {world!r}", field="as")
-        episode = Episode(_new_id(), compiled.world, actor, self.hosts, VirtualClock(info.now_utc), world_ref=world)
+        episode = Episode(_new_id(), compiled, actor, self.hosts, VirtualClock(info.now_utc), world_ref=world)
         with self._lock:
             self._episodes[episode.id] = episode
         return episode

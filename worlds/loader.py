@@ -75,6 +75,17 @@ def load_world(name_or_path: str | Path) -> World:
     return World(root=root, info=info, mail=mail, crm=crm_data, docs=docs_data, content_hash=content_hash(root))
 
 
+def load_info(name_or_path: str | Path) -> tuple[Path, WorldInfo]:
+    """The world's folder and its checked ``world.yaml`` alone: enough to start episodes on a world
+    whose apps are already compiled, without reading every message and document."""
+    root = find_world(name_or_path)
+    problems: list[str] = []
+    info = _load_info(root, problems)
+    if info is None or problems:
+        raise WorldError(root, problems)
+    return root, info
+
+
 def content_hash(root: Path) -> str:
     """A digest of every file in the world folder: equal digests mean equal worlds."""
     digest = hashlib.sha256()

@@ -1,8 +1,10 @@
 """Episodes through the control API: isolation, forks, snapshots, digests, the clock, the trajectory."""
 
+import pytest
 from surfaces import call
 
 from simulator.compile import compile_world
+from simulator.episodes import EpisodeStore
 from simulator.registry import APPS
 from worlds import load_world
 
@@ -128,3 +130,19 @@ def test_tool_schemas_in_openai_format(api):
     send = tools["mail_send"]
     assert send["type"] == "function"
     assert send["function"]["parameters"]["properties"]["to"]["type"] == "array"
+
+
+def test_a_server_on_a_compiled_world_reads_only_world_yaml(store, world_dir, tmp_path, monkeypatch):
+    store.create(str(world_dir))
+    import simulator.compile
+
+    def refuse(root):
+        raise AssertionError(f"{root} was loaded again although every app's image is cached")
+
+    monkeypatch.setattr(simulator.compile, "load_world", refuse)
+    fresh = EpisodeStore(cache_dir=tmp_path / "cache")
+    episode = fresh.create(str(world_dir))
+    assert episode.world.info.default_actor == "dana@small.test"
+    (world_dir / "mail" / "globex" / "1.eml").write_text("changed")  # a changed world must be loaded again
+    with pytest.raises(AssertionError, match="loaded again"):
+        EpisodeStore(cache_dir=tmp_path / "cache").create(str(world_dir))
