@@ -155,6 +155,8 @@ def summary(session: Session, item: m.Item, actor: str, role: str | None = None,
 
 def summaries(session: Session, items: list[m.Item], actor: str, roles: dict) -> list[s.FileSummary]:
     """Summaries of a page of items whose roles are known, with stars and sharing read once for all."""
+    if not items:
+        return []
     ids = [i.id for i in items]
     starred = set(session.exec(select(m.Star.item_id).where(m.Star.person == actor, m.Star.item_id.in_(ids))))
     shared = set(session.exec(select(m.Permission.item_id).where(m.Permission.item_id.in_(ids))))

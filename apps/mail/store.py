@@ -105,6 +105,8 @@ def file_message(session: Session, owner: str, message: m.Message, labels: list[
 
 def summaries(session: Session, entry_ids: list[int]) -> list[s.MessageSummary]:
     """Summaries of these entries, in the order given, in three queries whatever their number."""
+    if not entry_ids:
+        return []
     rows = {entry.id: (entry, msg) for entry, msg in session.exec(
         select(m.Entry, m.Message).join(m.Message, m.Message.id == m.Entry.message_id)
         .where(m.Entry.id.in_(entry_ids)))}
