@@ -24,6 +24,7 @@ from apps.kit.rest import error_response, operation_router
 from simulator.control import control_router
 from simulator.episodes import EpisodeStore
 from simulator.registry import all_operations
+from simulator.tasks import task_catalog
 
 _MCP_PATH = re.compile(r"^/episodes/([^/]+)/mcp/?$")
 INSTRUCTIONS = ("You are working inside a company's apps (mail and more) as one of its employees. "
@@ -56,7 +57,9 @@ def build_app(store: EpisodeStore | None = None) -> "Gateway":
     def get_episode(episode_id: str):
         return store.get(episode_id)
 
-    api.include_router(control_router(store))
+    catalog = task_catalog(store)
+    api.state.catalog = catalog
+    api.include_router(control_router(store, catalog))
     api.include_router(operation_router(operations, get_episode), prefix="/episodes/{episode_id}/api")
 
     @api.get("/health", tags=["control"])

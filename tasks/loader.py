@@ -84,7 +84,8 @@ def _semantic_problems(task: Task, data: dict, lines: Lines, where: str, operati
         if operations is not None and call.op not in operations:
             found.append(f"{lines.at(where, path + ('op',))}: {section}: unknown operation {call.op!r}")
         if section == "setup" and references(call.args):
-            found.append(f"{lines.at(where, path)}: setup runs before bindings: it cannot refer to {sorted(references(call.args))}")
+            names = sorted(references(call.args))
+            found.append(f"{lines.at(where, path)}: setup runs before bindings: it cannot refer to {names}")
     defined = {"actor", "now", "today"}
     for name, binding in task.bindings.items():
         for ref in sorted(references(binding.model_dump(by_alias=True)) - defined):

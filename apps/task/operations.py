@@ -27,7 +27,8 @@ def submit_answer(ctx: Ctx, answer: str = "", status: Status = "done") -> Submit
 
     Args:
         answer: Your final answer to the request, in plain text (empty when the request asked for an action only).
-        status: done when you did what was asked; refused when you decline to do it (say why in answer); needs_input when you need the requester to clarify something first (ask your question in answer).
+        status: done when you did what was asked; refused when you decline to do it (say why in
+            answer); needs_input when you need the requester to clarify something first (ask in answer).
     """
     ctx.session.add(Answer(author=ctx.actor, answer=answer, status=status, submitted_at=ctx.now))
     return Submitted(received=True, status=status)
