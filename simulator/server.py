@@ -25,6 +25,7 @@ from simulator.control import control_router
 from simulator.episodes import EpisodeStore
 from simulator.registry import all_operations
 from simulator.tasks import task_catalog
+from tasks.catalog import Catalog
 
 _MCP_PATH = re.compile(r"^/episodes/([^/]+)/mcp/?$")
 INSTRUCTIONS = ("You are working inside a company's apps (mail and more) as one of its employees. "
@@ -36,7 +37,7 @@ def allowed_hosts() -> list[str]:
     return ["127.0.0.1:*", "localhost:*", "[::1]:*", *extra]
 
 
-def build_app(store: EpisodeStore | None = None) -> "Gateway":
+def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None) -> "Gateway":
     store = store if store is not None else EpisodeStore()
     operations = all_operations(store.apps)
     mcp = build_server(operations, lambda ctx: store.get(ctx.request.scope["episode"]),
@@ -57,7 +58,7 @@ def build_app(store: EpisodeStore | None = None) -> "Gateway":
     def get_episode(episode_id: str):
         return store.get(episode_id)
 
-    catalog = task_catalog(store)
+    catalog = catalog if catalog is not None else task_catalog(store)
     api.state.catalog = catalog
     api.include_router(control_router(store, catalog))
     api.include_router(operation_router(operations, get_episode), prefix="/episodes/{episode_id}/api")
