@@ -31,11 +31,11 @@ from mail_entry e join mail_message m on m.id = e.message_id"""
 _MAIL_LISTS = ("to", "cc", "bcc", "labels", "attachments")
 
 _CRM_RELATED = """(case x.related_object
-    when 'account' then (select name from crm_account where id = x.related_id)
-    when 'opportunity' then (select name from crm_opportunity where id = x.related_id)
-    when 'contact' then (select trim(first_name || ' ' || last_name) from crm_contact where id = x.related_id)
-    when 'lead' then (select trim(first_name || ' ' || last_name) from crm_lead where id = x.related_id)
-    when 'case' then (select subject from crm_case where id = x.related_id) end) as related_name"""
+    when 'Account' then (select name from crm_account where id = x.related_id)
+    when 'Opportunity' then (select name from crm_opportunity where id = x.related_id)
+    when 'Contact' then (select trim(first_name || ' ' || last_name) from crm_contact where id = x.related_id)
+    when 'Lead' then (select trim(first_name || ' ' || last_name) from crm_lead where id = x.related_id)
+    when 'Case' then (select subject from crm_case where id = x.related_id) end) as related_name"""
 
 KINDS: dict[str, Kind] = {
     "mail.message": Kind(_MESSAGE, _MAIL_LISTS),
