@@ -62,23 +62,24 @@ def run_check(criterion: Criterion, grading: Grading) -> CheckResult:
 def records_check(spec: RecordsCheck, g: Grading) -> CheckResult:
     where, expect = resolve(spec.where, g.scope), resolve(spec.expect, g.scope)
     rows = [r for r in g.final.records(spec.from_) if matches(r, where, g.tz)]
-    before = {r.get("id"): r for r in g.initial.records(spec.from_)} if (spec.created or spec.changed is not None
-                                                                         or spec.unchanged) else {}
+    ident = lambda r: g.initial.identity(spec.from_, r)  # noqa: E731
+    compared = spec.created or spec.changed is not None or spec.unchanged
+    before = {ident(r): r for r in g.initial.records(spec.from_)} if compared else {}
     if spec.created:
-        rows = [r for r in rows if r.get("id") not in before]
+        rows = [r for r in rows if ident(r) not in before]
     shown = _evidence(rows, where, expect)
     low, high = _bounds(spec.count)
     if not low <= len(rows) <= (high if high is not None else len(rows)):
         want = f"exactly {low}" if low == high else f"at least {low}" + (f" and at most {high}" if high is not None else "")
         return CheckResult("fail", f"{len(rows)} {spec.from_} record(s) match, expected {want}", shown)
-    problems = [f"#{r.get('id')} {p}" for r in rows for p in failures(r, expect, g.tz)]
+    problems = [f"#{_name(ident(r))} {p}" for r in rows for p in failures(r, expect, g.tz)]
     for row in rows if spec.changed is not None or spec.unchanged else []:
-        old = before.get(row.get("id"))
+        old = before.get(ident(row))
         changed = sorted(k for k in row if old is not None and k in old and row[k] != old[k])
-        if spec.unchanged and changed:
-            problems.append(f"#{row.get('id')} changed {changed}")
+        if spec.unchanged and (old is None or changed):
+            problems.append(f"#{_name(ident(row))} " + (f"changed {changed}" if old else "is new"))
         if spec.changed is not None and (old is None or set(changed) != set(spec.changed)):
-            problems.append(f"#{row.get('id')} changed {changed}, expected exactly {sorted(spec.changed)}")
+            problems.append(f"#{_name(ident(row))} changed {changed}, expected exactly {sorted(spec.changed)}")
     if problems:
         return CheckResult("fail", "; ".join(problems[:5]), shown)
     return CheckResult("pass", f"{len(rows)} {spec.from_} record(s) as expected", shown)
@@ -138,6 +139,10 @@ CHECKS: dict[str, Callable[[Any, Grading], CheckResult]] = {
     "records": records_check, "answer": answer_check, "trajectory": trajectory_check,
     "judge": judge_check, "python": python_check,
 }
+
+
+def _name(identity: tuple) -> str:
+    return "/".join(str(part) for part in identity)
 
 
 def _tool(step: Step) -> str:

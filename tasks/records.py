@@ -18,6 +18,7 @@ class Kind:
     sql: str
     lists: tuple[str, ...] = ()       # comma-joined columns read as lists
     flags: tuple[str, ...] = ()       # 0/1 columns read as booleans
+    key: tuple[str, ...] = ("id",)    # what identifies a record between the initial and the final state
 
 
 _MESSAGE = """
@@ -69,10 +70,11 @@ KINDS: dict[str, Kind] = {
                          from docs_item x left join docs_item p on p.id = x.parent_id
                          left join docs_drive d on d.id = x.drive_id""", flags=("trashed",)),
     "docs.permission": Kind("""select p.item_id as item_id, i.name as item, p.person as person, p.role as role
-                               from docs_permission p join docs_item i on i.id = p.item_id"""),
+                               from docs_permission p join docs_item i on i.id = p.item_id""", key=("item_id", "person")),
     "docs.comment": Kind("""select c.*, i.name as item from docs_comment c join docs_item i on i.id = c.item_id""",
                          flags=("resolved",)),
-    "docs.cell": Kind("""select c.*, i.name as item from docs_cell c join docs_item i on i.id = c.item_id"""),
+    "docs.cell": Kind("""select c.*, i.name as item from docs_cell c join docs_item i on i.id = c.item_id""",
+                      key=("item_id", "row", "col")),
     "task.answer": Kind("select * from task_answer order by id"),
 }
 
@@ -91,6 +93,17 @@ class State:
     _cache: dict[str, list[dict]] = field(default_factory=dict)
     _tables: dict[tuple, dict] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def key(self, kind: str) -> tuple[str, ...]:
+        """The fields that identify a record of ``kind`` (its primary key, for a plain table)."""
+        if kind in KINDS:
+            return KINDS[kind].key
+        app, _, name = kind.partition(".")
+        info = self.connections[app].execute(f'pragma table_info("{app}_{name}")').fetchall()
+        return tuple(r[1] for r in sorted(info, key=lambda r: r[5]) if r[5]) or tuple(r[1] for r in info)
+
+    def identity(self, kind: str, record: dict) -> tuple:
+        return tuple(record.get(k) for k in self.key(kind))
 
     def records(self, kind: str) -> list[dict]:
         with self._lock:
