@@ -103,7 +103,7 @@ def _money(actual, expected, opts) -> Result:
 
 
 def _date(actual, expected, opts) -> Result:
-    want, have = parse_date(expected), _local_date(actual, opts["tz"])
+    want, have = parse_date(expected), local_date(actual, opts["tz"])
     if want is None:
         raise ComparatorError(f"date: {expected!r} is not a date")
     return have == want, f"expected date {want}, found {actual!r}"
@@ -203,7 +203,8 @@ def failures(record: dict, expect: dict[str, Any], tz: str = "UTC") -> list[str]
     return out
 
 
-def _local_date(value, tz: str) -> date | None:
+def local_date(value, tz: str) -> date | None:
+    """The day of ``value`` in zone ``tz`` (a stored time is UTC; a plain date is taken as it is)."""
     if isinstance(value, datetime) or (isinstance(value, str) and len(value) > 10):
         moment = parse_datetime(value, timezone.utc)
         return moment.astimezone(ZoneInfo(tz)).date() if moment else None
