@@ -61,10 +61,11 @@ def run_check(criterion: Criterion, grading: Grading) -> CheckResult:
 
 def records_check(spec: RecordsCheck, g: Grading) -> CheckResult:
     where, expect = resolve(spec.where, g.scope), resolve(spec.expect, g.scope)
-    rows = [r for r in g.final.records(spec.from_) if matches(r, where, g.tz)]
-    ident = lambda r: g.initial.identity(spec.from_, r)  # noqa: E731
+    rows = [r for r in g.final.records(spec.from_, where) if matches(r, where, g.tz)]
+    fields = g.initial.key(spec.from_)
+    ident = lambda r: tuple(r.get(k) for k in fields)  # noqa: E731
     compared = spec.created or spec.changed is not None or spec.unchanged
-    before = {ident(r): r for r in g.initial.records(spec.from_)} if compared else {}
+    before = g.initial.by_identity(spec.from_) if compared else {}
     if spec.created:
         rows = [r for r in rows if ident(r) not in before]
     shown = _evidence(rows, where, expect)
