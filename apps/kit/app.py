@@ -11,10 +11,10 @@ from sqlmodel import Session, SQLModel
 
 from apps.kit import changes
 from apps.kit.database import AppDatabase
+from apps.kit.operation import OperationSet
 
 # What the kit adds to every app's database (the change log); part of the compile cache key.
 SCHEMA_VERSION = "kit-schema-2: change log"
-from apps.kit.operation import OperationSet
 
 
 @dataclass
