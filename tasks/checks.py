@@ -74,6 +74,11 @@ def records_check(spec: RecordsCheck, g: Grading) -> CheckResult:
         want = f"exactly {low}" if low == high else f"at least {low}" + (f" and at most {high}" if high is not None else "")
         return CheckResult("fail", f"{len(rows)} {spec.from_} record(s) match, expected {want}", shown)
     problems = [f"#{_name(ident(r))} {p}" for r in rows for p in failures(r, expect, g.tz)]
+    if spec.distinct:
+        values = [r.get(spec.distinct) for r in rows]
+        repeated = sorted({str(v) for v in values if values.count(v) > 1})
+        if repeated:
+            problems.append(f"{spec.distinct} repeats: {repeated}")
     for row in rows if spec.changed is not None or spec.unchanged else []:
         old = before.get(ident(row))
         changed = sorted(k for k in row if old is not None and k in old and row[k] != old[k])

@@ -80,7 +80,8 @@ class RecordsCheck(Strict):
 
     ``count`` is an exact number or a {min, max}; by default at least one must match, so a check over
     an empty list never passes by itself. Every matching record must satisfy ``expect``; ``changed``
-    is the exact set of its fields that differ from the initial state; ``unchanged`` asks that none do.
+    is the exact set of its fields that differ from the initial state; ``unchanged`` asks that none do;
+    ``distinct`` names a field no two matching records may share (one task per deal, not two on one).
     """
 
     from_: str = Field(alias="from")
@@ -90,6 +91,7 @@ class RecordsCheck(Strict):
     expect: dict[str, Any] = Field(default_factory=dict)
     changed: list[str] | None = None
     unchanged: bool = False
+    distinct: str | None = Field(None, description="No two matching records share this field's value")
 
 
 class AnswerCheck(Strict):
