@@ -6,6 +6,7 @@ could not be made (a broken task, a judge that gave no verdict); it never counts
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
@@ -13,6 +14,7 @@ from apps.kit.trajectory import Step
 from tasks.answers import check_answer
 from tasks.comparators import ComparatorError, failures, matches
 from tasks.model import AnswerCheck, Count, Criterion, RecordsCheck, Task, TrajectoryCheck
+from tasks.parse import numbers_in
 from tasks.records import State, UnknownKind
 from tasks.refs import UnboundReference, resolve
 
@@ -125,6 +127,12 @@ def trajectory_check(spec: TrajectoryCheck, g: Grading) -> CheckResult:
         if write is not None and (read is None or read > write):
             return CheckResult("fail", f"{spec.read_before_write['write']} (step {write}) came before any "
                                        f"{spec.read_before_write['read']}")
+    if spec.grounded:
+        answer = g.answer
+        read = " ".join(json.dumps(s.result, default=str) for s in done if not s.mutates)
+        invented = sorted(set(numbers_in(answer["answer"] if answer else "")) - set(numbers_in(read)))
+        if not answer or invented:
+            return CheckResult("fail", f"the answer states {invented} that no read returned" if answer else "no answer")
     return CheckResult("pass", "the trajectory is as required")
 
 

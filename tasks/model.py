@@ -113,7 +113,9 @@ class TrajectoryCheck(Strict):
 
     ``called`` with optional ``args`` (comparators): at least one successful call; ``not_called``: none
     (an attempt refused by the app counts too); ``max_steps``/``max_writes`` bounds;
-    ``read_before_write``: the first successful call of ``read`` comes before that of ``write``.
+    ``read_before_write``: the first successful call of ``read`` comes before that of ``write``;
+    ``grounded``: every number in the final answer appears in what the agent's reads returned (it
+    cites the facts it read, not invented ones).
     """
 
     called: str | None = None
@@ -122,6 +124,7 @@ class TrajectoryCheck(Strict):
     max_steps: int | None = Field(None, ge=1)
     max_writes: int | None = Field(None, ge=0)
     read_before_write: dict[str, str] | None = None
+    grounded: bool = False
 
 
 class JudgeCheck(Strict):
