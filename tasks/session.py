@@ -75,19 +75,31 @@ class TaskRun:
 
 Operations = dict[str, Operation]   # "app.name" -> operation
 Factory = Callable[[Task], Episode]  # a fresh episode on the task's world, acting as its person
+Discard = Callable[[Episode], None]  # drop an episode the engine made for itself
 
 
 class Tasks:
     """Runs and grades tasks over episodes from ``factory``; caches each task's shared part."""
 
-    def __init__(self, operations: Operations, factory: Factory):
+    def __init__(self, operations: Operations, factory: Factory, discard: Discard = lambda e: e.close()):
         self.operations = operations
         self.factory = factory
+        self.discard = discard
         self._prepared: dict[tuple, Prepared] = {}
         self._lock = threading.Lock()
 
     def begin(self, task: Task, episode: Episode | None = None) -> TaskRun:
+        """A task run in ``episode`` (or a fresh one, dropped again if the task cannot start)."""
+        fresh = episode is None
         episode = episode or self.factory(task)
+        try:
+            return self._begin(task, episode)
+        except TaskError:
+            if fresh:
+                self.discard(episode)
+            raise
+
+    def _begin(self, task: Task, episode: Episode) -> TaskRun:
         _set_clock(episode, task)
         setup = [self._call(episode, c, {}, "setup", actor=c.actor) for c in task.setup]
         failed = [s for s in setup if s.error]
@@ -136,13 +148,14 @@ class Tasks:
             for calls in [run.task.oracle, *run.task.alternatives]:
                 probe = self.begin(run.task)
                 steps = self.run_calls(probe, calls)
-                if any(s.error for s in steps):
-                    probe.episode.close()
-                    raise TaskError(f"{run.task.id}: an oracle step failed: {next(s.error for s in steps if s.error)}")
-                opened = probe.episode.opened
-                final = State(_connections(probe.episode, probe.prepared.state, opened))
-                allowance.learn(diff(probe.prepared.state, final, opened, set(run.task.ignore), probe.prepared.marks))
-                probe.episode.close()
+                failed = next((s.error for s in steps if s.error), None)
+                if failed is None:
+                    opened = probe.episode.opened
+                    final = State(_connections(probe.episode, probe.prepared.state, opened))
+                    allowance.learn(diff(probe.prepared.state, final, opened, set(run.task.ignore), probe.prepared.marks))
+                self.discard(probe.episode)
+                if failed is not None:
+                    raise TaskError(f"{run.task.id}: an oracle step failed: {failed}")
             run.prepared.allowance = allowance
         return run.prepared.allowance
 

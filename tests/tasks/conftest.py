@@ -26,5 +26,10 @@ def suites(tmp_path: Path, small_world: Path) -> Path:
 
 
 @pytest.fixture
-def catalog(tmp_path: Path, suites: Path):
-    return task_catalog(EpisodeStore(cache_dir=tmp_path / "cache"), suites)
+def task_store(tmp_path: Path) -> EpisodeStore:
+    return EpisodeStore(cache_dir=tmp_path / "cache")
+
+
+@pytest.fixture
+def catalog(task_store: EpisodeStore, suites: Path):
+    return task_catalog(task_store, suites)

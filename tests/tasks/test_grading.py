@@ -113,3 +113,10 @@ def test_setup_steps_run_as_someone_else_and_are_recorded(catalog, suites, small
     assert (setup.surface, setup.actor, setup.operation) == ("setup", "mei@small.test", "send")
     reward = fresh.finish(started.episode, answer="25")
     assert reward.passed and started.episode.trajectory[-1].surface == "control"
+
+
+
+def test_the_engine_leaves_no_episode_of_its_own_behind(catalog, task_store):
+    started = catalog.start("reply-sam")
+    catalog.finish(started.episode)  # learns the allowance on probe episodes of its own, then drops them
+    assert [e.id for e in task_store.list()] == [started.episode.id]
