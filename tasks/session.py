@@ -107,13 +107,13 @@ class Tasks:
         task, episode = run.task, run.episode
         allowance = self.allowance(run)
         initial = run.prepared.state
-        final = State(_connections(episode))
+        opened = [a for a in episode.opened if a in run.prepared.initial]
+        final = State(_connections(episode, opened, initial))
         tz = episode.world.info.timezone
         grading = Grading(task, run.scope, initial, final, run.agent_steps(), tz, judge)
         scores = [_score(c, run_check(c, grading)) for c in task.criteria]
         scores += [_score_outcome(task, grading)]
-        apps = [a for a in episode.opened if a in run.prepared.initial]
-        damage = allowance.violations(diff(initial, final, apps, set(task.ignore)))
+        damage = allowance.violations(diff(initial, final, opened, set(task.ignore)))
         collateral = [c.describe() for c in damage]
         scores.append(CriterionScore(
             id="no_collateral_damage", role="penalty", weight=COLLATERAL_WEIGHT,
@@ -132,8 +132,9 @@ class Tasks:
                 if any(s.error for s in steps):
                     probe.episode.close()
                     raise TaskError(f"{run.task.id}: an oracle step failed: {next(s.error for s in steps if s.error)}")
-                allowance.learn(diff(probe.prepared.state, State(_connections(probe.episode)), probe.episode.opened,
-                                     set(run.task.ignore)))
+                opened = probe.episode.opened
+                final = State(_connections(probe.episode, opened, probe.prepared.state))
+                allowance.learn(diff(probe.prepared.state, final, opened, set(run.task.ignore)))
                 probe.episode.close()
             run.prepared.allowance = allowance
         return run.prepared.allowance
@@ -191,9 +192,14 @@ def _set_clock(episode: Episode, task: Task) -> None:
     episode.clock.advance(timedelta(seconds=task.clock.offset_seconds))
 
 
-def _connections(episode: Episode) -> dict[str, sqlite3.Connection]:
+def _connections(episode: Episode, opened: list[str], initial: State) -> dict[str, sqlite3.Connection]:
+    """Each app's live connection; an app the episode never opened is still as it began, so its
+    initial state stands in (opening it here would clone it and diff every table for nothing)."""
     out = {}
     for app in episode.apps:
+        if app not in opened and app in initial.connections:
+            out[app] = initial.connections[app]
+            continue
         try:
             out[app] = episode.db(app).conn
         except TypeError:  # the app runs as its own service: read a copy of its state
