@@ -69,14 +69,16 @@ class TaskRun:
 
 Operations = dict[str, Operation]   # "app.name" -> operation
 Factory = Callable[[Task], Episode]  # a fresh episode on the task's world, acting as its person
+Release = Callable[[Episode], None]  # disposes of an episode the engine made for itself
 
 
 class Tasks:
     """Runs and grades tasks over episodes from ``factory``; caches each task's shared part."""
 
-    def __init__(self, operations: Operations, factory: Factory):
+    def __init__(self, operations: Operations, factory: Factory, release: Release | None = None):
         self.operations = operations
         self.factory = factory
+        self.release = release or (lambda episode: episode.close())
         self._prepared: dict[tuple, Prepared] = {}
         self._lock = threading.Lock()
 
@@ -130,12 +132,12 @@ class Tasks:
                 probe = self.begin(run.task)
                 steps = self.run_calls(probe, calls)
                 if any(s.error for s in steps):
-                    probe.episode.close()
+                    self.release(probe.episode)
                     raise TaskError(f"{run.task.id}: an oracle step failed: {next(s.error for s in steps if s.error)}")
                 opened = probe.episode.opened
                 final = State(_connections(probe.episode, opened, probe.prepared.state))
                 allowance.learn(diff(probe.prepared.state, final, opened, set(run.task.ignore)))
-                probe.episode.close()
+                self.release(probe.episode)
             run.prepared.allowance = allowance
         return run.prepared.allowance
 
