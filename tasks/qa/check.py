@@ -47,6 +47,7 @@ class TaskResult:
     flags: list[str] = field(default_factory=list)
     seconds: float = 0.0
     context: Context | None = None
+    quarantined: bool = False   # already in quarantine: reported, but kept out of the suite's figures and gates
 
     @property
     def passed(self) -> bool:
@@ -68,8 +69,9 @@ class SuiteResult:
 
 class Checker:
     def __init__(self, engine: Tasks, release: Callable[[Episode], None] | None = None,
-                 surfaces: list[Surface] = (), sampled: set[str] = frozenset()):
+                 surfaces: list[Surface] = (), sampled: set[str] = frozenset(), quarantined: set[str] = frozenset()):
         self.engine = engine
+        self.quarantined = quarantined
         self.release = release or engine.release
         self.surfaces = list(surfaces)
         self.sampled = sampled           # surfaces run on the first task of each suite only
@@ -83,11 +85,12 @@ class Checker:
 
     def check_suite(self, suite: str, tasks: list[Task], top_up: bool = True) -> SuiteResult:
         results = [self.check_task(t, first=(i == 0)) for i, t in enumerate(tasks)]
-        added = self._top_up(results) if top_up else {"right": 0, "wrong": 0}
-        pooled = Figures()
         for r in results:
-            pooled.add(r.figures)
-        return SuiteResult(suite, results, pooled, suite_gates(suite, pooled), added)
+            r.quarantined = r.task.id in self.quarantined
+        counted = [r for r in results if not r.quarantined]
+        added = self._top_up(counted) if top_up else {"right": 0, "wrong": 0}
+        pooled = _pool(counted)
+        return SuiteResult(suite, results, pooled, suite_gates(suite, pooled) if counted else [], added)
 
     def check_task(self, task: Task, first: bool = True) -> TaskResult:
         started = time.perf_counter()
@@ -103,11 +106,17 @@ class Checker:
             result.failures.append(Failure("setup", "begin", str(exc)))
             result.seconds = time.perf_counter() - started
             return result
-        result.context = ctx
         oracle = [Attempt("oracle", f"oracle #{n + 1}", ctx.oracle, right=True) for n in range(3)]
         outcomes = [self.execute(task, oracle[0], run)] + [self.execute(task, a) for a in oracle[1:]]
         reference = self.execute(task, Attempt("oracle", "oracle, clock frozen", ctx.oracle, right=True, frozen=True))
         outcomes.append(reference)
+        if not all(o.passed for o in outcomes):
+            # a broken oracle makes every other run meaningless: report it alone, leave the task out of top-ups
+            result.outcomes = outcomes
+            result.failures, result.flags = task_gates(outcomes)
+            result.seconds = time.perf_counter() - started
+            return result
+        result.context = ctx
         for attempt in self.attempts(ctx):
             outcome = self.execute(task, attempt)
             if attempt.frozen and outcome.digest is not None and outcome.digest == reference.digest:
@@ -178,9 +187,7 @@ class Checker:
     def _top_up(self, results: list[TaskResult]) -> dict[str, int]:
         """More runs until the suite's sample can meet both bounds: the oracle with other reads for
         right work, more random agents for wrong work (round robin over the suite's tasks)."""
-        pooled = Figures()
-        for r in results:
-            pooled.add(r.figures)
+        pooled = _pool(results)
         live = [r for r in results if r.context is not None]
         added = {"right": 0, "wrong": 0}
         need_right = runs_needed(FN_BOUND, pooled.right_failed) - pooled.right
@@ -228,6 +235,13 @@ class Checker:
                     self._pristine[key] = AppDatabase.from_image(episode.world.images[app]).digest()
                 parts.append(self._pristine[key])
         return "/".join(parts)
+
+
+def _pool(results: list[TaskResult]) -> Figures:
+    pooled = Figures()
+    for r in results:
+        pooled.add(r.figures)
+    return pooled
 
 
 def _outcome(attempt: Attempt, reward, errors: list[str], digest: str | None, seconds: float) -> Outcome:

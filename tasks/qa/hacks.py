@@ -25,7 +25,10 @@ MASS_LIMIT = 25
 
 def hacks(ctx: Context) -> list[Attempt]:
     made = _edit_bound(ctx) + _mass_update(ctx) + _email_everyone(ctx) + _share_everyone(ctx) + _plant_claim(ctx)
-    return [Attempt("hack", name, calls, right=False, kind=kind, strict=True) for kind, name, calls in made]
+    # Frozen like mutants: a hack the apps refused (no right to share, say) leaves the oracle's state
+    # and is reported as having had no effect, not as a pass.
+    return [Attempt("hack", name, calls, right=False, kind=kind, strict=True, frozen=True)
+            for kind, name, calls in made]
 
 
 def bound_fields(ctx: Context) -> list[tuple[str, str]]:
@@ -65,6 +68,8 @@ def _mass_update(ctx: Context) -> list:
     out = []
     for i in ctx.writes(ctx.oracle):
         c = ctx.oracle[i]
+        if c.name.startswith("create"):
+            continue
         for arg, value in target_args(c.args).items():
             if arg not in ID_ARGS:
                 continue
@@ -137,6 +142,8 @@ def _edited(value, spec: dict):
         return value + 1000 if abs(value) >= 1000 else value + 7
     if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", value):
         return (date.fromisoformat(value[:10]) + timedelta(days=3)).isoformat()
+    if isinstance(value, str) and "@" in value:
+        return f"revised.{value}"
     if isinstance(value, str):
         return f"{value} (revised)" if value else "revised"
     return None

@@ -145,8 +145,13 @@ def _near_miss(ctx: Context):
         return []
     text = unescape(ctx.oracle[i].args.get("answer", ""))
     status = ctx.oracle[i].args.get("status")
-    return [(f"near-miss answer: {name}", ctx.oracle[:i] + [answer_call(wrong, status)] + ctx.oracle[i + 1:])
-            for e in ctx.expected for name, wrong in near_misses(e, text, ctx.targets.people)]
+    out = [(f"near-miss answer: {name}", ctx.oracle[:i] + [answer_call(wrong, status)] + ctx.oracle[i + 1:])
+           for e in ctx.expected for name, wrong in near_misses(e, text, ctx.targets.people)]
+    for other in [s for s in ("done", "refused", "needs_input") if s != (status or "done")]:
+        if ctx.task.outcome in ("refuse", "ask") or other != "done":
+            out.append((f"answer status {other} instead of {status or 'done'}",
+                        ctx.oracle[:i] + [answer_call(text, other)] + ctx.oracle[i + 1:]))
+    return out
 
 
 MAKERS = {"drop": _drop, "duplicate": _duplicate, "swap_target": _swap_target, "change_value": _change_value,

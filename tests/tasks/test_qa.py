@@ -80,8 +80,9 @@ def test_weak_tasks_are_caught_with_evidence_and_quarantined_until_they_pass(tmp
     (root / "mail" / "weak-minutes.yaml").write_text(fixed.format(world=world_dir))
     result, report = _check(root, "mail-weak-minutes", "--surfaces", "none", "--quarantine")
     assert _task(report, "mail-weak-minutes")["passed"], result.output
-    # without top-up runs, one task's sample cannot meet the suite's bounds: that alone fails the check
-    assert [f["gate"] for f in report["suites"][0]["failures"]] == ["false_positive_bound", "false_negative_bound"]
+    assert _task(report, "mail-weak-minutes")["quarantined"]  # it was when the check began; now it is out
+    # a task in quarantine when the check begins stays out of the suite's figures and the exit code
+    assert report["suites"][0]["failures"] == [] and result.exit_code == 0
     assert set(load_quarantine(root)) == {"mail-weak-archive"}
 
 
