@@ -105,6 +105,10 @@ def test_agreement_ranks_trajectories_by_reward_against_a_person(tmp_path, world
     files = []
     for name, text in answers.items():
         calls = [{"op": "task.submit_answer", "args": {"answer": text}}] if text else []
+        if name == "right":  # a recorded trajectory, as finished episodes leave them: setup steps are skipped
+            steps = [{"surface": "setup", "app": "mail", "operation": "trash", "arguments": {"message_ids": [1]}},
+                     {"surface": "mcp", "app": "task", "operation": "submit_answer", "arguments": {"answer": text}}]
+            calls = {"episode": "e1", "world": "small", "actor": "dana@small.test", "steps": steps}
         (tmp_path / f"{name}.json").write_text(json.dumps(calls))
         files.append(str(tmp_path / f"{name}.json"))
     for ranking, sign in ((["right", "close", "silent"], 1), (["silent", "close", "right"], -1)):
