@@ -2,6 +2,7 @@
 # Set-up and the two jobs of the README:
 #   ./dev.sh up      install everything, then serve the acme world on http://127.0.0.1:8000
 #   ./dev.sh test    install everything, then run the test suite
+#   ./dev.sh check   prove every shipped task (officeworld tasks check), reports in out/tasks-check
 # Other commands: ./dev.sh setup | bench | <any command to run inside the virtual environment>
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -27,5 +28,6 @@ case "${1:-up}" in
   up) setup; shift || true; exec "$VENV/bin/officeworld" up "$@" ;;
   test) setup; shift || true; exec "$VENV/bin/python" -m pytest -q "$@" ;;
   bench) setup; shift || true; exec "$VENV/bin/officeworld" bench "$@" ;;
+  check) setup; shift || true; exec "$VENV/bin/officeworld" tasks check --report out/tasks-check "$@" ;;
   *) setup; exec "$VENV/bin/$1" "${@:2}" ;;
 esac

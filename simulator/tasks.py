@@ -16,4 +16,4 @@ def task_catalog(store: EpisodeStore, root: Path | None = None) -> Catalog:
     root = root or Path(os.environ.get("OFFICEWORLD_TASKS_DIR") or SUITES_DIR)
     operations = {f"{op.app}.{op.name}": op for op in all_operations(store.apps)}
     return Catalog(operations, lambda task: store.create(task.world, task.actor), root,
-                   discard=lambda episode: store.delete(episode.id))
+                   release=lambda episode: store.delete(episode.id))

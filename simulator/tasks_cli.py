@@ -106,6 +106,69 @@ def _grade_calls(catalog, task, calls: list[dict]) -> None:
     raise typer.Exit(0 if reward.passed else 1)
 
 
+@cli.command()
+def check(targets: list[str] = typer.Argument(None, help="Suites or task ids (default: every task)"),
+          report: Path = typer.Option(None, help="Write tasks-check.json and tasks-check.md into this folder"),
+          quarantine: bool = typer.Option(False, help="Quarantine the tasks that fail, release those that pass"),
+          surfaces: str = typer.Option("rest,mcp,ow", help="Surfaces the oracle also runs through (rest, mcp, ow; "
+                                                           "'none' for none)"),
+          ow_all: bool = typer.Option(False, help="Run ow on every task (default: the first of each suite)"),
+          top_up: bool = typer.Option(True, help="Add runs until each suite's sample can meet the bounds"),
+          root: Path = typer.Option(None, help="The suites folder (default: the shipped suites)")) -> None:
+    """Prove every task: oracle, do-nothing, claims, random agents, mutants and hacks against its verifier.
+
+    Exit 1 when any task or suite fails a gate."""
+    from simulator.tasks_check import SURFACES, run_check, update_quarantine
+    from tasks.loader import SUITES_DIR
+    from tasks.qa.report import markdown, write
+
+    names = [] if surfaces.strip() in ("", "none") else [s.strip() for s in surfaces.split(",")]
+    unknown = sorted(set(names) - set(SURFACES))
+    if unknown:
+        raise typer.BadParameter(f"unknown surface(s) {unknown}; choose from {', '.join(SURFACES)}",
+                                 param_hint="--surfaces")
+    root = root or SUITES_DIR
+    try:
+        data, results = run_check(root, targets or [], names, ow_all, top_up)
+    except TaskFileError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(1) from None
+    except KeyError as exc:
+        typer.echo(f"no suite or task {exc.args[0]!r}; `officeworld tasks list` shows them", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(markdown(data))
+    if report is not None:
+        for path in write(data, report):
+            typer.echo(f"wrote {path}", err=True)
+    if quarantine:
+        entries = update_quarantine(root, results)
+        typer.echo(f"quarantine: {len(entries)} task(s) in {root / 'QUARANTINE.yaml'}", err=True)
+    raise typer.Exit(0 if data["ok"] else 1)
+
+
+@cli.command()
+def agreement(task_id: str, trajectories: list[Path] = typer.Argument(..., help="Trajectory or calls JSON files"),
+              ranking: Path = typer.Option(..., help="A person's ranking: names best first, or name: score"),
+              root: Path = typer.Option(None, help="The suites folder (default: the shipped suites)")) -> None:
+    """Rank trajectories of one task by reward and compare with a person's ranking (Kendall's tau)."""
+    from simulator.episodes import EpisodeStore
+    from simulator.tasks_check import catalog_over
+    from tasks.loader import SUITES_DIR
+    from tasks.qa.agreement import AgreementError, load_calls, load_ranking
+    from tasks.qa.agreement import agreement as measure
+
+    store = EpisodeStore()
+    catalog = catalog_over(store, root or SUITES_DIR)
+    task = _get(catalog, task_id)
+    try:
+        calls = {path.stem: load_calls(path) for path in trajectories}
+        people = load_ranking(ranking, list(calls))
+        result = measure(catalog.engine, task, calls, people, release=lambda e: store.delete(e.id))
+    except AgreementError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    typer.echo(json.dumps(result, indent=1))
+
+
 def _get(catalog, task_id: str):
     if task_id not in catalog.tasks:
         typer.echo(f"no task {task_id!r}; `officeworld tasks list` shows them", err=True)

@@ -17,14 +17,14 @@ from tasks.loader import SUITES_DIR, load_suites
 from tasks.model import Task
 from tasks.quarantine import load_quarantine
 from tasks.reward import Reward
-from tasks.session import Discard, Factory, Operations, TaskError, TaskRun, Tasks
+from tasks.session import Factory, Operations, Release, TaskError, TaskRun, Tasks
 
 
 class Catalog:
     def __init__(self, operations: Operations, factory: Factory, root: Path = SUITES_DIR,
-                 discard: Discard | None = None):
+                 release: Release | None = None):
         self.operations = operations
-        self.engine = Tasks(operations, factory, discard) if discard else Tasks(operations, factory)
+        self.engine = Tasks(operations, factory, release)
         self.tasks: dict[str, Task] = {t.id: t for t in load_suites(root, operations)}
         self.quarantined: dict[str, str] = load_quarantine(root)
         self.judge = Judge.from_env()

@@ -75,16 +75,16 @@ class TaskRun:
 
 Operations = dict[str, Operation]   # "app.name" -> operation
 Factory = Callable[[Task], Episode]  # a fresh episode on the task's world, acting as its person
-Discard = Callable[[Episode], None]  # drop an episode the engine made for itself
+Release = Callable[[Episode], None]  # disposes of an episode the engine made for itself
 
 
 class Tasks:
     """Runs and grades tasks over episodes from ``factory``; caches each task's shared part."""
 
-    def __init__(self, operations: Operations, factory: Factory, discard: Discard = lambda e: e.close()):
+    def __init__(self, operations: Operations, factory: Factory, release: Release | None = None):
         self.operations = operations
         self.factory = factory
-        self.discard = discard
+        self.release = release or (lambda episode: episode.close())
         self._prepared: dict[tuple, Prepared] = {}
         self._lock = threading.Lock()
 
@@ -96,7 +96,7 @@ class Tasks:
             return self._begin(task, episode)
         except TaskError:
             if fresh:
-                self.discard(episode)
+                self.release(episode)
             raise
 
     def _begin(self, task: Task, episode: Episode) -> TaskRun:
@@ -153,7 +153,7 @@ class Tasks:
                     opened = probe.episode.opened
                     final = State(_connections(probe.episode, probe.prepared.state, opened))
                     allowance.learn(diff(probe.prepared.state, final, opened, set(run.task.ignore), probe.prepared.marks))
-                self.discard(probe.episode)
+                self.release(probe.episode)
                 if failed is not None:
                     raise TaskError(f"{run.task.id}: an oracle step failed: {failed}")
             run.prepared.allowance = allowance
