@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from simulator.episodes import EpisodeStore
+from simulator.registry import all_operations
 from simulator.tasks import task_catalog
 from tasks.catalog import Catalog
 from tasks.model import Task
