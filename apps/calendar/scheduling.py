@@ -54,6 +54,7 @@ def _set_attendees(ctx: Ctx, event: Event, people: list[str], keep: list[Attende
 def create_event(ctx: Ctx, fields: s.EventCreate, attendees: list[str] = [], calendar_id: str | None = None,
                  send_invitations: bool = True) -> s.EventOut:
     """Put an event on a calendar and invite people: each gets an invitation mail with an .ics file.
+    On another person's own calendar (you need writer there, e.g. as their assistant) they are the organizer.
 
     Args:
         attendees: Addresses to invite (people of the company or outside).
@@ -62,11 +63,13 @@ def create_event(ctx: Ctx, fields: s.EventCreate, attendees: list[str] = [], cal
     """
     calendar = store.calendar_of(ctx, calendar_id, "writer")
     attendees = [email_address(a, "attendees") for a in attendees]
-    event = Event(**fields.model_dump(), id=_new_id(ctx), calendar_id=calendar.id, organizer=ctx.actor)
+    # on a person's own calendar (a delegate writing to it) the event is theirs, as in Google Calendar
+    organizer = calendar.owner if calendar.primary else ctx.actor
+    event = Event(**fields.model_dump(), id=_new_id(ctx), calendar_id=calendar.id, organizer=organizer)
     event.time_zone = event.time_zone or calendar.time_zone
     _normalise(ctx, event)
     ctx.session.add(event)
-    people = _set_attendees(ctx, event, [ctx.actor, *attendees] if attendees else [])
+    people = _set_attendees(ctx, event, [organizer, *attendees] if attendees else [])
     ctx.session.flush()
     if send_invitations:
         invitations.notify(ctx, event, people, "REQUEST")

@@ -24,9 +24,9 @@ CALENDARS = {"calendars": {"sales": {"name": "Sales team", "owner": "dana@small.
              "sharing": {"ravi@small.test": {"dana@small.test": "reader"}}}
 
 
-def make_calendar_world(root: Path, events: dict | None = None, **kwargs) -> Path:
+def make_calendar_world(root: Path, events: dict | None = None, calendars: dict | None = None, **kwargs) -> Path:
     world = make_world(root, **kwargs)
     (world / "calendar").mkdir()
-    (world / "calendar" / "calendars.yaml").write_text(yaml.safe_dump(CALENDARS))
+    (world / "calendar" / "calendars.yaml").write_text(yaml.safe_dump(calendars or CALENDARS))
     (world / "calendar" / "events.yaml").write_text(yaml.safe_dump({"events": events or EVENTS}, sort_keys=False))
     return world
