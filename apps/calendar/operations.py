@@ -52,7 +52,9 @@ def list_events(ctx: Ctx, start: datetime | None = None, end: datetime | None = 
     after, before = _window(ctx, start, end, 7)
     if calendar_id is not None:
         store.calendar_of(ctx, calendar_id, "reader")
-    found = store.expand(ctx, store.visible_rows(ctx, after, before, calendar_id), after, before)
+    rows = store.visible_rows(ctx, after, before, calendar_id)
+    store.prefetch_attendees(ctx, rows)
+    found = store.expand(ctx, rows, after, before)
     return s.EventList(events=[store.out(ctx, e, b, n) for e, b, n in found[:limit]], total=len(found))
 
 
@@ -84,7 +86,9 @@ def search_events(ctx: Ctx, query: str, start: datetime | None = None, end: date
     if not words:
         raise Invalid("query: give at least one word", field="query")
     after, before = _window(ctx, start or ctx.now - timedelta(days=90), end or ctx.now + timedelta(days=180), 0)
-    rows = [e for e in store.visible_rows(ctx, after, before, None) if store.access(ctx, e)[0]]
+    rows = store.visible_rows(ctx, after, before, None)
+    store.prefetch_attendees(ctx, rows)
+    rows = [e for e in rows if store.access(ctx, e)[0]]
     matching = [e for e in rows if all(w in _text(ctx, e) for w in words)]
     found = store.expand(ctx, matching, after, before)
     return s.EventList(events=[store.out(ctx, e, b, n) for e, b, n in found[:limit]], total=len(found))

@@ -21,12 +21,20 @@ from apps.kit.entity import fields_for
 RANK = {None: 0, "freeBusyReader": 1, "reader": 2, "writer": 3, "owner": 4}
 
 
+def roles(ctx: Ctx) -> dict[str, str]:
+    """The actor's role on every calendar they have one on, read once per call."""
+    found = ctx.session.info.get("calendar.roles")
+    if found is None:
+        found = {cid: "freeBusyReader" for cid in ctx.session.exec(select(Calendar.id).where(Calendar.primary))}
+        for cid, role in ctx.session.exec(select(Access.calendar_id, Access.role).where(Access.person == ctx.actor)):
+            found[cid] = max(role, found.get(cid), key=RANK.get)
+        found.update({cid: "owner" for cid in ctx.session.exec(select(Calendar.id).where(Calendar.owner == ctx.actor))})
+        ctx.session.info["calendar.roles"] = found
+    return found
+
+
 def role_on(ctx: Ctx, calendar: Calendar) -> str | None:
-    if calendar.owner == ctx.actor:
-        return "owner"
-    row = ctx.session.exec(select(Access.role).where(Access.calendar_id == calendar.id,
-                                                     Access.person == ctx.actor)).first()
-    return row or ("freeBusyReader" if calendar.primary else None)
+    return roles(ctx).get(calendar.id)
 
 
 def calendar_of(ctx: Ctx, calendar_id: str | None, need: str = "reader") -> Calendar:
@@ -56,7 +64,18 @@ def aware(ctx: Ctx, moment: datetime, zone_name: str | None, field: str) -> date
 
 
 def attendees(ctx: Ctx, event_id: str) -> list[Attendee]:
+    known = ctx.session.info.get("calendar.attendees")
+    if known is not None and event_id in known:
+        return known[event_id]
     return list(ctx.session.exec(select(Attendee).where(Attendee.event_id == event_id).order_by(Attendee.id)))
+
+
+def prefetch_attendees(ctx: Ctx, events: list[Event]) -> None:
+    """Read the attendees of ``events`` in one query, for a read-only call that shows many events."""
+    known: dict[str, list[Attendee]] = {e.id: [] for e in events}
+    for row in ctx.session.exec(select(Attendee).where(Attendee.event_id.in_(list(known))).order_by(Attendee.id)):
+        known[row.event_id].append(row)
+    ctx.session.info["calendar.attendees"] = known
 
 
 def event_of(ctx: Ctx, event_id: str) -> tuple[Event, datetime | None]:
@@ -77,12 +96,12 @@ def _occurs_at(ctx: Ctx, event: Event, start: datetime) -> bool:
     return any(begin == start for begin, _ in found)
 
 
-def access(ctx: Ctx, event: Event) -> tuple[bool, bool]:
-    """(may see details, may edit) for the actor on ``event``."""
+def access(ctx: Ctx, event: Event, people: list[Attendee] | None = None) -> tuple[bool, bool]:
+    """(may see details, may edit) for the actor on ``event`` (``people``: its attendees, if read already)."""
     if event.organizer == ctx.actor:
         return True, True
-    role = RANK[role_on(ctx, ctx.session.get(Calendar, event.calendar_id))]
-    invited = any(a.email == ctx.actor for a in attendees(ctx, event.id))
+    role = RANK[roles(ctx).get(event.calendar_id)]
+    invited = any(a.email == ctx.actor for a in (attendees(ctx, event.id) if people is None else people))
     see = invited or role >= RANK["writer"] or (role >= RANK["reader"] and event.visibility != "private")
     return see, role >= RANK["writer"]
 
@@ -103,10 +122,11 @@ def out(ctx: Ctx, event: Event, start: datetime | None = None, end: datetime | N
     if start is not None and event.recurrence:
         data.update(id=recurrence.instance_id(event.id, start), start=start, end=end,
                     recurring_event_id=event.id, original_start=start)
-    if not access(ctx, event)[0]:
+    people = attendees(ctx, event.id)
+    if not access(ctx, event, people)[0]:
         return s.EventOut(**{**data, "title": "Busy", "location": "", "description": "", "reminders": []},
                           details_hidden=True)
-    found = [s.AttendeeOut.model_validate(a, from_attributes=True) for a in attendees(ctx, event.id)]
+    found = [s.AttendeeOut.model_validate(a, from_attributes=True) for a in people]
     return s.EventOut(**data, attendees=found)
 
 
@@ -117,7 +137,7 @@ def visible_rows(ctx: Ctx, after: datetime, before: datetime, calendar_id: str |
                                 or_(Event.recurrence.is_not(None), Event.end > after))
     if calendar_id is not None:
         return list(ctx.session.exec(query.where(Event.calendar_id == calendar_id)))
-    readable = [c.id for c in ctx.session.exec(select(Calendar)) if RANK[role_on(ctx, c)] >= RANK["reader"]]
+    readable = [cid for cid, role in roles(ctx).items() if RANK[role] >= RANK["reader"]]
     invited = select(Attendee.event_id).where(Attendee.email == ctx.actor)
     return list(ctx.session.exec(query.where(or_(Event.calendar_id.in_(readable), Event.organizer == ctx.actor,
                                                  Event.id.in_(invited)))))
