@@ -79,7 +79,7 @@ def generate(seed: int = typer.Option(..., help="Random seed: the same seed writ
              size: str = typer.Option("s", help="s, m, l or xl"),
              out: Path = typer.Option(..., help="Folder to write (must not exist, or be empty)"),
              progress: bool = typer.Option(True, help="Show a progress bar")) -> None:
-    """Write a synthetic world (mail, CRM, docs) with faker, deterministic for a seed."""
+    """Write a synthetic world (mail, CRM, docs and each app's own section) with faker, deterministic for a seed."""
     from worlds.generate import SIZES
     from worlds.generate import generate as run
 
