@@ -128,12 +128,24 @@ def _target(ctx: Ctx, event: Event, start: datetime | None, scope: Scope, change
         event.recurrence, copy.recurrence = recurrence.split(event.recurrence, event.start,
                                                              store.zone(ctx, event.time_zone), start)
         copy.id = _new_id(ctx)
+        _hand_over(ctx, event, copy, start)
         ctx.session.add(event)
     ctx.session.add(copy)
     ctx.session.flush()
     for row in store.attendees(ctx, event.id):
         ctx.session.add(Attendee(event_id=copy.id, email=row.email, response=row.response, optional=row.optional))
     return copy
+
+
+def _hand_over(ctx: Ctx, series: Event, successor: Event, start: datetime) -> None:
+    """Occurrences changed or removed on their own from ``start`` on belong to the new series."""
+    key = recurrence.instance_key(start)
+    successor.exdates = [d for d in series.exdates if d >= key]
+    series.exdates = [d for d in series.exdates if d < key]
+    for changed in ctx.session.exec(select(Event).where(Event.recurring_event_id == series.id,
+                                                        Event.original_start >= start)):
+        changed.recurring_event_id = successor.id
+        ctx.session.add(changed)
 
 
 @ops.write

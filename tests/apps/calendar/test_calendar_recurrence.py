@@ -61,3 +61,17 @@ def test_search_finds_by_words_and_attendees(api, episode):
     by_guest = call(api, episode, "calendar", "search_events", query="sam@globex.example").json()
     assert by_guest["total"] == 1
     assert call(api, episode, "calendar", "search_events", query="dermatology").json()["total"] == 0
+
+
+def test_a_split_series_keeps_the_occurrences_changed_after_the_cut(api, episode):
+    assert call(api, episode, "calendar", "cancel_event", event_id="team-weekly_20260406T140000Z",
+                scope="this").status_code == 200
+    moved = call(api, episode, "calendar", "move_event", event_id="team-weekly_20260413T140000Z",
+                 start="2026-04-14T10:00:00", scope="this")
+    assert moved.status_code == 200, moved.text
+    split = call(api, episode, "calendar", "update_event", event_id="team-weekly_20260330T140000Z",
+                 title="Sales team weekly (v2)", scope="following")
+    assert split.status_code == 200, split.text
+    assert _starts(api, episode, "weekly", "2026-04-21T00:00:00") == [
+        "2026-03-16T14:00:00Z", "2026-03-23T14:00:00Z", "2026-03-30T14:00:00Z", "2026-04-14T14:00:00Z",
+        "2026-04-20T14:00:00Z"]
