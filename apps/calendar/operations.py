@@ -44,7 +44,7 @@ def list_events(ctx: Ctx, start: datetime | None = None, end: datetime | None = 
     Args:
         start: From (ISO 8601; without offset: the company's time zone). Default: now.
         end: Until. Default: 7 days after start.
-        calendar_id: One calendar (see list_calendars). Default: your agenda (calendars you read, and events you organise or are invited to).
+        calendar_id: One calendar (see list_calendars). Default: your agenda (calendars you read, your invitations).
         limit: At most this many events (1-500).
     """
     if not 1 <= limit <= 500:

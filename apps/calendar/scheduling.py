@@ -7,14 +7,13 @@ replaces the occurrence; ``following`` cuts the series there and starts a new on
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Literal
 
 from sqlmodel import func, select
 
-from apps.calendar import invitations, recurrence
+from apps.calendar import invitations, recurrence, store
 from apps.calendar import schemas as s
-from apps.calendar import store
 from apps.calendar.models import Access, Attendee, Calendar, Event, Response, Role
 from apps.kit import Conflict, Ctx, Invalid, OperationSet
 from apps.kit.checks import email_address

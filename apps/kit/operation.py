@@ -182,7 +182,8 @@ def _param(where: str, p: inspect.Parameter, hints: dict, arg_docs: dict[str, st
 
 def _spread_params(model: type[BaseModel]) -> list[Param]:
     """One argument per field of an entity's create/update model, described by the entity."""
-    return [Param(name, info.annotation, inspect.Parameter.empty if info.is_required() else info.get_default(call_default_factory=True),
+    empty = inspect.Parameter.empty
+    return [Param(name, info.annotation, empty if info.is_required() else info.get_default(call_default_factory=True),
                   info.description or "", field=info)
             for name, info in model.model_fields.items()]
 
