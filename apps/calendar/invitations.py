@@ -4,6 +4,7 @@ RFC 5546 methods REQUEST / CANCEL / REPLY), sent by asking the mail app through 
 from __future__ import annotations
 
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import icalendar
 
@@ -51,8 +52,6 @@ def ics(ctx: Ctx, event: Event, people: list[Attendee], method: str, start: date
 
 
 def when(ctx: Ctx, event: Event, start: datetime | None = None) -> str:
-    from zoneinfo import ZoneInfo
-
     tz = ZoneInfo(event.time_zone or ctx.world.timezone)
     begin = (start or event.start).astimezone(tz)
     if event.all_day:

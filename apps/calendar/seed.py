@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
+from apps.calendar.generate import zone
 from apps.calendar.models import Access, Attendee, Calendar, Event
 from apps.calendar.world import CalendarData, EventRecord
 
@@ -24,7 +25,7 @@ def seed(session: Session, world) -> None:
 
 def _event(session: Session, info, key: str, record: EventRecord) -> None:
     fields = record.model_dump(exclude={"calendar", "attendees"})
-    start, end = (t if t.tzinfo else t.replace(tzinfo=_zone(info, record.time_zone)) for t in (record.start, record.end))
+    start, end = (t if t.tzinfo else t.replace(tzinfo=zone(info, record.time_zone)) for t in (record.start, record.end))
     session.add(Event(**{**fields, "start": start, "end": end}, id=key, calendar_id=record.calendar or record.organizer))
     for guest in record.attendees:
         if isinstance(guest, str):
@@ -32,9 +33,3 @@ def _event(session: Session, info, key: str, record: EventRecord) -> None:
             session.add(Attendee(event_id=key, email=guest, response=response))
         else:
             session.add(Attendee(event_id=key, **guest.model_dump()))
-
-
-def _zone(info, name):
-    from zoneinfo import ZoneInfo
-
-    return ZoneInfo(name or info.timezone)

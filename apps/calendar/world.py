@@ -22,7 +22,6 @@ from pydantic import Field, PrivateAttr, ValidationError
 
 from apps.calendar import generate, recurrence
 from apps.calendar.models import Attendee, Calendar, Event, Role
-from apps.kit import Invalid
 from apps.kit.entity import Strict, derive
 from worlds.lines import Lines, pydantic_problems, read_yaml
 from worlds.model import WorldInfo
@@ -100,7 +99,7 @@ class CalendarSection:
         if event.recurrence:
             try:
                 recurrence.parse(event.recurrence, start, generate.zone(info, event.time_zone))
-            except (Invalid, Exception) as exc:
+            except Exception as exc:  # Invalid, or a zone name ZoneInfo does not know
                 problems.append(f"{lines.at(where, at + ('recurrence',))}: {getattr(exc, 'message', exc)}")
         found.append((lines.at(where, at + ("organizer",)), event.organizer))
         for i, guest in enumerate(event.attendees):
