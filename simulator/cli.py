@@ -48,7 +48,7 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
 
 
 @cli.command("app-service")
-def app_service(app: str = typer.Option(..., envvar="OFFICEWORLD_APP", help="The app to serve (mail, crm, docs)"),
+def app_service(app: str = typer.Option(..., envvar="OFFICEWORLD_APP", help="The app to serve (a name in the registry)"),
                 world: list[str] = typer.Option(["acme"], envvar="OFFICEWORLD_WORLD",
                                                 help="World(s) to compile before reporting healthy"),
                 host: str = typer.Option("127.0.0.1", envvar="OFFICEWORLD_HOST", help="Address to listen on"),

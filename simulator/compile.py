@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from apps.kit import App
+from simulator.registry import world_sections
 from worlds import content_hash, load_world
 from worlds.model import World
 
@@ -36,7 +37,7 @@ def world_images(root: Path, name: str, apps: dict[str, App], directory: Path | 
     paths = {app_name: _path(directory, name, content_hash(root), app) for app_name, app in apps.items()}
     if all(path.is_file() for path in paths.values()):
         return {app_name: path.read_bytes() for app_name, path in paths.items()}
-    return compile_world(load_world(root), apps, directory)
+    return compile_world(load_world(root, world_sections(apps)), apps, directory)
 
 
 def _path(directory: Path, world_name: str, world_hash: str, app: App) -> Path:

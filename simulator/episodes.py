@@ -19,7 +19,7 @@ from apps.kit.host import AppHost, LocalHost
 from apps.kit.remote import RemoteHost
 from apps.kit.trajectory import Trajectory
 from simulator.compile import world_images
-from simulator.registry import APPS
+from simulator.registry import APPS, world_sections
 from worlds import WorldError, load_info
 from worlds.model import WorldInfo
 
@@ -65,7 +65,7 @@ class EpisodeStore:
         with self._lock:
             if name not in self._worlds:
                 try:
-                    root, info = load_info(name)
+                    root, info = load_info(name, world_sections(self.apps))
                     images = world_images(root, info.name, self._local_apps(), self.cache_dir)
                 except WorldError as exc:
                     raise NotFound(str(exc), field="world") from None
@@ -78,7 +78,8 @@ class EpisodeStore:
         actor = (actor or info.default_actor).strip().lower()
         if actor not in info.people_by_email():
             raise Invalid(f"as: {actor} is not a person of world {world!r}", field="as")
-        episode = Episode(_new_id(), compiled, actor, self.hosts, VirtualClock(info.now_utc), world_ref=world)
+        episode = Episode(_new_id(), compiled, actor, self.hosts, VirtualClock(info.now_utc), world_ref=world,
+                          operations={name: app.operations for name, app in self.apps.items()})
         with self._lock:
             self._episodes[episode.id] = episode
         return episode

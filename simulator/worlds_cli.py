@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from simulator.registry import world_sections
 from worlds import WorldError, load_world, world_names
 from worlds.model import World
 
@@ -16,7 +17,7 @@ cli = typer.Typer(help="Check, list, show, generate and dump worlds.", no_args_i
 
 def _load_or_exit(name_or_path: str) -> World:
     try:
-        return load_world(name_or_path)
+        return load_world(name_or_path, world_sections())
     except WorldError as exc:
         typer.echo(f"{exc.root}: {len(exc.problems)} problem(s)", err=True)
         for problem in exc.problems:
@@ -30,7 +31,7 @@ def counts(world: World) -> dict[str, dict[str, int]]:
     threads = {m.source.rsplit("/", 1)[0] for m in mail}
     found = {"mail": {"messages": len(mail), "threads": len(threads),
                       "attachments": sum(len(m.attachments) for m in mail)}}
-    for app, data in (("crm", world.crm), ("docs", world.docs)):
+    for app, data in (("crm", world.crm), ("docs", world.docs), *world.sections.items()):
         found[app] = {name: len(value) for name, value in data if isinstance(value, (dict, list))}
     return found
 
@@ -50,7 +51,7 @@ def list_worlds() -> None:
     """The shipped worlds, one line each."""
     for name in world_names():
         try:
-            w = load_world(name)
+            w = load_world(name, world_sections())
         except WorldError as exc:
             typer.echo(f"{name:16} BROKEN ({len(exc.problems)} problems: run `officeworld worlds check {name}`)")
             continue
@@ -78,7 +79,7 @@ def generate(seed: int = typer.Option(..., help="Random seed: the same seed writ
              size: str = typer.Option("s", help="s, m, l or xl"),
              out: Path = typer.Option(..., help="Folder to write (must not exist, or be empty)"),
              progress: bool = typer.Option(True, help="Show a progress bar")) -> None:
-    """Write a synthetic world (mail, CRM, docs) with faker, deterministic for a seed."""
+    """Write a synthetic world (mail, CRM, docs and each app's own section) with faker, deterministic for a seed."""
     from worlds.generate import SIZES
     from worlds.generate import generate as run
 
@@ -87,7 +88,7 @@ def generate(seed: int = typer.Option(..., help="Random seed: the same seed writ
     if out.exists() and any(out.iterdir()):
         raise typer.BadParameter(f"{out} is not empty; choose a new folder", param_hint="--out")
     started = time.perf_counter()
-    run(seed, size, out, progress=progress)
+    run(seed, size, out, progress=progress, sections=world_sections())
     typer.echo(f"wrote {out} (seed {seed}, size {size}) in {time.perf_counter() - started:.1f}s", err=True)
 
 
@@ -99,5 +100,5 @@ def dump(world: str = typer.Argument(..., help="A world folder, or the name of a
 
     if out.exists() and any(out.iterdir()):
         raise typer.BadParameter(f"{out} is not empty; choose a new folder", param_hint="OUT")
-    write_world(_load_or_exit(world), out)
+    write_world(_load_or_exit(world), out, world_sections())
     print(f"wrote {out}", file=sys.stderr)

@@ -23,6 +23,7 @@ from worlds import crm, docs
 from worlds.lines import Lines, pydantic_problems, read_yaml
 from worlds.mailfiles import check_mail, load_mail
 from worlds.model import World, WorldInfo
+from worlds.sections import Sections, load_sections
 
 WORLDS_DIR = Path(__file__).parent
 # ``generated-m`` or ``generated-l-7``: a generated world (size, seed), written on first use and cached.
@@ -42,7 +43,7 @@ def world_names(base: Path = WORLDS_DIR) -> list[str]:
     return sorted(p.parent.name for p in base.glob("*/world.yaml"))
 
 
-def find_world(name_or_path: str | Path) -> Path:
+def find_world(name_or_path: str | Path, sections: Sections | None = None) -> Path:
     """Resolve a shipped world's name (``acme``) or a folder path to the world's folder."""
     path = Path(name_or_path)
     if (path / "world.yaml").is_file():
@@ -53,15 +54,16 @@ def find_world(name_or_path: str | Path) -> Path:
     if match := _GENERATED.match(str(name_or_path)):
         from worlds.generate import ensure  # the generator pulls in faker: only load it when asked
 
-        return ensure(match["size"], int(match["seed"] or 1))
+        return ensure(match["size"], int(match["seed"] or 1), sections=sections)
     known = ", ".join(world_names()) or "none"
     raise WorldError(path, [f"no world named {str(name_or_path)!r} (shipped worlds: {known}; generated: "
                             "generated-<s|m|l|xl>[-<seed>])"])
 
 
-def load_world(name_or_path: str | Path) -> World:
-    """Load and check a world; raise ``WorldError`` listing every problem if anything is wrong."""
-    root = find_world(name_or_path)
+def load_world(name_or_path: str | Path, sections: Sections | None = None) -> World:
+    """Load and check a world; raise ``WorldError`` listing every problem if anything is wrong.
+    ``sections`` are the world sections of apps that bring their own (``worlds.sections``)."""
+    root = find_world(name_or_path, sections)
     problems: list[str] = []
     info = _load_info(root, problems)
     mail, box_lines = load_mail(root, problems)
@@ -70,15 +72,17 @@ def load_world(name_or_path: str | Path) -> World:
     check_mail(info, mail, box_lines, problems)
     crm_data = crm.load(root, info, problems)
     docs_data = docs.load(root, info, problems)
+    own = load_sections(root, info, sections or {}, problems)
     if problems:
         raise WorldError(root, problems)
-    return World(root=root, info=info, mail=mail, crm=crm_data, docs=docs_data, content_hash=content_hash(root))
+    return World(root=root, info=info, mail=mail, crm=crm_data, docs=docs_data, content_hash=content_hash(root),
+                 sections=own)
 
 
-def load_info(name_or_path: str | Path) -> tuple[Path, WorldInfo]:
+def load_info(name_or_path: str | Path, sections: Sections | None = None) -> tuple[Path, WorldInfo]:
     """The world's folder and its checked ``world.yaml`` alone: enough to start episodes on a world
     whose apps are already compiled, without reading every message and document."""
-    root = find_world(name_or_path)
+    root = find_world(name_or_path, sections)
     problems: list[str] = []
     info = _load_info(root, problems)
     if info is None or problems:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -113,6 +114,8 @@ class World(Strict):
     crm: CrmData
     docs: DocsData
     content_hash: str
+    sections: dict[str, Any] = Field(default_factory=dict, description="Data of apps that bring their own "
+                                     "world section (``worlds.sections``), by app name")
 
     @property
     def name(self) -> str:

@@ -20,6 +20,7 @@ import yaml
 from worlds.crm import CrmData
 from worlds.docs import DocsData, Item
 from worlds.model import MailData, MailMessage, World, WorldInfo
+from worlds.sections import Sections
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -30,12 +31,16 @@ def dump_yaml(data, path: Path) -> None:
                     encoding="utf-8")
 
 
-def write_world(world: World, out: Path) -> Path:
-    """Write every part of ``world`` under ``out`` (which should be empty or absent)."""
+def write_world(world: World, out: Path, sections: Sections | None = None) -> Path:
+    """Write every part of ``world`` under ``out`` (which should be empty or absent); each app that brings
+    its own world section (``sections``) writes its data itself."""
     write_info(world.info, out)
     write_mail(world.mail, out)
     write_crm(world.crm, out)
     write_docs(world.docs, out)
+    for name, section in (sections or {}).items():
+        if name in world.sections:
+            section.write(world.sections[name], out)
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from sqlmodel import Session, SQLModel
 
@@ -23,6 +23,9 @@ class App:
 
     ``tables`` are the app's SQLModel table classes; ``ddl`` adds what SQLModel cannot express
     (full-text indexes and their triggers); ``seed`` fills a fresh database from a loaded world.
+    ``world`` is the app's own section of a world (a ``worlds.sections.WorldSection``: read, check,
+    write, generate), for apps whose data ``worlds/`` does not hold; the seeder finds its data in
+    ``world.sections[name]``.
     """
 
     name: str
@@ -32,6 +35,7 @@ class App:
     seed: Callable[[Session, object], None]
     source_dir: Path
     ddl: list[str] = field(default_factory=list)
+    world: Any = None
 
     def build(self, world) -> AppDatabase:
         """Create the app's pristine database for a world."""

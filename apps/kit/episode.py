@@ -12,6 +12,7 @@ from hashlib import sha256
 from apps.kit.clock import VirtualClock
 from apps.kit.database import AppDatabase
 from apps.kit.host import AppHost, LocalHost
+from apps.kit.operation import Operation, OperationSet
 from apps.kit.trajectory import Step
 
 
@@ -25,7 +26,7 @@ class Episode:
     """
 
     def __init__(self, id: str, world, actor: str, hosts: dict[str, AppHost], clock: VirtualClock,
-                 world_ref: str | None = None):
+                 world_ref: str | None = None, operations: dict[str, OperationSet] | None = None):
         self.id = id
         self.world = world
         self.world_ref = world_ref or str(world.root)
@@ -35,6 +36,12 @@ class Episode:
         self.trajectory: list[Step] = []
         self.lock = threading.RLock()
         self._opened: set[str] = set()
+        self.operations = operations or {}
+
+    def operation(self, app: str, name: str) -> Operation | None:
+        """An operation of one of this episode's apps, by name (how peer requests find their target)."""
+        ops = self.operations.get(app) if app in self.hosts else None
+        return ops.operations.get(name) if ops is not None else None
 
     @property
     def apps(self) -> list[str]:
@@ -66,7 +73,8 @@ class Episode:
     def fork(self, new_id: str) -> "Episode":
         """A copy of the live state, clock and trajectory so far, which then diverges on its own."""
         with self.lock:
-            child = Episode(new_id, self.world, self.actor, self.hosts, self.clock.copy(), self.world_ref)
+            child = Episode(new_id, self.world, self.actor, self.hosts, self.clock.copy(), self.world_ref,
+                            self.operations)
             child.trajectory = list(self.trajectory)
             for app in sorted(self._opened):
                 self.hosts[app].open(new_id, self.world_ref, fork_from=self.id)

@@ -9,7 +9,7 @@ arguments, keeps the clock and records the Step wherever the state lives; only e
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Protocol
 
@@ -30,6 +30,7 @@ class Outcome:
     result: Any = None
     error: dict | None = None
     state_changed: bool = False
+    requests: list[dict] = field(default_factory=list)  # peer requests (``apps.kit.peers``), made on success
 
 
 class AppHost(Protocol):
@@ -99,7 +100,7 @@ class LocalHost:
                 session.commit()
             else:
                 session.rollback()
-        return Outcome(result=data, state_changed=db.changes() != before)
+        return Outcome(result=data, state_changed=db.changes() != before, requests=ctx.peers.dump())
 
     def digest(self, episode_id: str) -> str:
         return self.database(episode_id).digest()

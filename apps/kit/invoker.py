@@ -10,38 +10,73 @@ from apps.kit.episode import Episode
 from apps.kit.errors import OpError
 from apps.kit.host import Outcome
 from apps.kit.operation import Operation
+from apps.kit.peers import MAX_DEPTH
 from apps.kit.trajectory import Step, Surface
 
 
 def invoke(episode: Episode, op: Operation, arguments: dict[str, Any] | None, surface: Surface,
-           actor: str | None = None) -> Step:
+           actor: str | None = None, requested_by: int | None = None) -> Step:
     """Run ``op`` in ``episode`` as its acting user (or ``actor``) and append the Step to its trajectory.
 
     Validation, the clock and the record stay here; the app's host (local or remote) only executes.
     A tool error (``OpError``, including an unreachable app service) is recorded in the step's
     ``error`` and rolls the call back; it never ends the episode. Any other exception is a bug: it
-    is recorded as ``internal`` and re-raised.
+    is recorded as ``internal`` and re-raised. When the call succeeds, the calls it requested of other
+    apps (``apps.kit.peers``) run next, each recorded as its own ``peer`` step.
     """
-    wall, started = datetime.now(timezone.utc), time.perf_counter()
     with episode.lock:
-        now = episode.clock.now()
-        outcome, failure = Outcome(), None
-        try:
-            kwargs = op.validate(arguments)
-            outcome = episode.host(op.app).call(episode.id, op, kwargs, actor or episode.actor, now)
-        except OpError as exc:
-            outcome = Outcome(error=exc.to_dict())
-        except Exception as exc:  # recorded, then re-raised: the step log must show the crash too
-            outcome, failure = Outcome(error={"type": "internal", "message": f"{type(exc).__name__}: {exc}"}), exc
-        step = Step(
-            index=len(episode.trajectory), surface=surface, app=op.app, operation=op.name, actor=actor,
-            arguments=arguments if isinstance(arguments, dict) else {}, result=outcome.result,
-            error=outcome.error, mutates=op.mutates, state_changed=outcome.error is None and outcome.state_changed,
-            virtual_time=now, wall_time=wall, duration_ms=round((time.perf_counter() - started) * 1000, 3),
-        )
-        episode.trajectory.append(step)
-        episode.clock.tick()
-    if failure is not None:
-        raise failure
-    return step
+        step, outcome, failure = _run(episode, op, arguments, surface, requested_by, actor)
+        if failure is not None:
+            raise failure
+        if step.error is None:
+            for request in outcome.requests:
+                _request(episode, step, request)
+        return step
 
+
+def _run(episode: Episode, op: Operation, arguments, surface: Surface, requested_by: int | None,
+         actor: str | None):
+    wall, started = datetime.now(timezone.utc), time.perf_counter()
+    now = episode.clock.now()
+    outcome, failure = Outcome(), None
+    try:
+        kwargs = op.validate(arguments)
+        outcome = episode.host(op.app).call(episode.id, op, kwargs, actor or episode.actor, now)
+    except OpError as exc:
+        outcome = Outcome(error=exc.to_dict())
+    except Exception as exc:  # recorded, then re-raised: the step log must show the crash too
+        outcome, failure = Outcome(error={"type": "internal", "message": f"{type(exc).__name__}: {exc}"}), exc
+    step = Step(
+        index=len(episode.trajectory), surface=surface, app=op.app, operation=op.name, actor=actor,
+        arguments=arguments if isinstance(arguments, dict) else {}, result=outcome.result,
+        error=outcome.error, mutates=op.mutates, state_changed=outcome.error is None and outcome.state_changed,
+        virtual_time=now, wall_time=wall, duration_ms=round((time.perf_counter() - started) * 1000, 3),
+        requested_by=requested_by,
+    )
+    episode.trajectory.append(step)
+    episode.clock.tick()
+    return step, outcome, failure
+
+
+def _request(episode: Episode, by: Step, request: dict) -> None:
+    """Run one peer request of step ``by``; one that cannot run is recorded as a failed step."""
+    peer = episode.operation(request["app"], request["operation"])
+    depth = _depth(episode, by)
+    if peer is not None and depth < MAX_DEPTH:
+        invoke(episode, peer, request["arguments"], "peer", actor=by.actor, requested_by=by.index)
+        return
+    reason = (f"this episode has no operation {request['app']}.{request['operation']}" if peer is None
+              else f"peer requests nest deeper than {MAX_DEPTH}")
+    now = episode.clock.now()
+    episode.trajectory.append(Step(
+        index=len(episode.trajectory), surface="peer", app=request["app"], operation=request["operation"],
+        actor=by.actor, arguments=request["arguments"], error={"type": "not_found" if peer is None else "conflict", "message": reason},
+        mutates=True, state_changed=False, virtual_time=now, wall_time=datetime.now(timezone.utc), duration_ms=0.0,
+        requested_by=by.index))
+
+
+def _depth(episode: Episode, step: Step) -> int:
+    depth = 0
+    while step.requested_by is not None:
+        depth, step = depth + 1, episode.trajectory[step.requested_by]
+    return depth

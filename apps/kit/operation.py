@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create
 from pydantic import Field as PydanticField
 
 from apps.kit import docstrings
+from apps.kit.entity import spread
 from apps.kit.errors import Invalid
 
 
@@ -30,6 +31,7 @@ class Param:
     annotation: Any
     default: Any
     description: str
+    field: Any = None  # the entity field this argument was spread from (keeps its constraints)
 
     @property
     def required(self) -> bool:
@@ -49,7 +51,7 @@ class Operation:
 
     def __post_init__(self) -> None:
         fields = {
-            p.name: (p.annotation, PydanticField(... if p.required else p.default, description=p.description))
+            p.name: (p.annotation, p.field or PydanticField(... if p.required else p.default, description=p.description))
             for p in self.params
         }
         model_name = "".join(part.title() for part in self.qualified_name.split("_")) + "Input"
@@ -149,12 +151,20 @@ class OperationSet:
         hints = typing.get_type_hints(fn, include_extras=True)
         if "return" not in hints:
             raise OperationDefinitionError(f"{where}: an operation needs a return annotation")
-        params = [_param(where, p, hints, arg_docs) for p in list(inspect.signature(fn).parameters.values())[1:]]
+        params, groups = [], {}
+        for p in list(inspect.signature(fn).parameters.values())[1:]:
+            if isinstance(hints.get(p.name), type) and spread(hints[p.name]):
+                groups[p.name] = hints[p.name]
+                params += _spread_params(hints[p.name])
+            else:
+                params.append(_param(where, p, hints, arg_docs))
         unknown = set(arg_docs) - {p.name for p in params}
         if unknown:
             raise OperationDefinitionError(f"{where}: docstring describes unknown argument(s) {sorted(unknown)}")
+        if len({p.name for p in params}) != len(params):
+            raise OperationDefinitionError(f"{where}: a spread entity field has the name of another argument")
         self.operations[fn.__name__] = Operation(
-            app=self.app, name=fn.__name__, fn=fn, mutates=mutates,
+            app=self.app, name=fn.__name__, fn=_gathering(fn, groups) if groups else fn, mutates=mutates,
             description=description, params=params, result_type=hints["return"],
         )
         return fn
@@ -168,3 +178,25 @@ def _param(where: str, p: inspect.Parameter, hints: dict, arg_docs: dict[str, st
     if not arg_docs.get(p.name):
         raise OperationDefinitionError(f"{where}: argument {p.name!r} is not described in the docstring's Args")
     return Param(p.name, hints[p.name], p.default, arg_docs[p.name])
+
+
+def _spread_params(model: type[BaseModel]) -> list[Param]:
+    """One argument per field of an entity's create/update model, described by the entity."""
+    empty = inspect.Parameter.empty
+    return [Param(name, info.annotation, empty if info.is_required() else info.get_default(call_default_factory=True),
+                  info.description or "", field=info)
+            for name, info in model.model_fields.items()]
+
+
+def _gathering(fn: Callable, groups: dict[str, type[BaseModel]]) -> Callable:
+    """``fn`` taking spread arguments back as its models; for an update model only the arguments given
+    (not ``None``) count as set, so ``fields.model_dump(exclude_unset=True)`` is the change asked for."""
+    def call(ctx, **kwargs):
+        for name, model in groups.items():
+            given = {field: kwargs.pop(field) for field in model.model_fields if field in kwargs}
+            if model.__purpose__ == "update":
+                given = {field: value for field, value in given.items() if value is not None}
+            kwargs[name] = model.model_validate(given)
+        return fn(ctx, **kwargs)
+    call.__name__, call.__doc__ = fn.__name__, fn.__doc__
+    return call

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-Surface = Literal["rest", "mcp", "cli", "gui", "python", "replay", "setup", "control"]
+Surface = Literal["rest", "mcp", "cli", "gui", "python", "replay", "setup", "control", "peer"]
 
 
 class Step(BaseModel):
@@ -28,6 +28,7 @@ class Step(BaseModel):
     virtual_time: datetime
     wall_time: datetime
     duration_ms: float
+    requested_by: int | None = None  # for a "peer" step: the index of the step whose operation asked for it
 
     @property
     def tool(self) -> str:

@@ -13,10 +13,11 @@ import pytest
 import yaml
 
 from sandbox import compose
+from simulator.registry import APPS as REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "compose.yaml"
-APPS = {"mail", "crm", "docs"}
+APPS = set(REGISTRY)  # compose must run one app service per app of the registry (fails when they disagree)
 
 
 @pytest.fixture(scope="module")

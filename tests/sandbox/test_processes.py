@@ -13,6 +13,7 @@ from factories import make_world
 from surfaces import mcp_session, new_episode, run_ow
 
 from sandbox.processes import ProcessesBackend
+from simulator.registry import APPS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,9 +31,9 @@ def world(tmp_path_factory) -> tuple[ProcessesBackend, Path, Path]:
 
 def test_runs_every_service_of_compose_yaml_and_only_the_gateway_serves_agents(world):
     backend, _, _ = world
-    assert [s.name for s in backend.services] == ["mail", "crm", "docs", "gateway"]  # agent-shell is a profile
+    assert [s.name for s in backend.services] == [*APPS, "gateway"]  # agent-shell is a profile
     health = httpx.get(f"{backend.url('gateway')}/health").json()
-    assert health["apps"] == ["crm", "docs", "mail"]
+    assert health["apps"] == sorted(APPS)
     # An app service speaks only its admin API: it has no agent surfaces.
     assert httpx.post(f"{backend.url('mail')}/episodes/x/api/mail/search", json={}).status_code == 404
 
@@ -112,3 +113,18 @@ def test_a_dead_app_service_is_an_error_state_and_the_other_apps_keep_working(wo
     assert [(s["surface"], s["app"], (s["error"] or {}).get("type")) for s in steps] == [
         ("rest", "crm", None), ("rest", "crm", "unavailable"), ("mcp", "crm", "unavailable"),
         ("mcp", "mail", None), ("cli", "crm", "unavailable")]
+
+
+def test_an_invitation_from_the_calendar_service_is_delivered_by_the_mail_service(world):
+    backend, world_dir, _ = world
+    base = backend.url("gateway")
+    episode = new_episode(base, world_dir)
+    created = asyncio.run(mcp_session(episode["mcp_url"], [
+        ("calendar_create_event", {"title": "Across services", "start": "2026-03-18T11:00:00",
+                                   "end": "2026-03-18T11:30:00", "attendees": ["mei@small.test"]})]))[1][0]
+    assert not created.is_error, created.content[0].text
+    steps = httpx.get(f"{base}/v1/episodes/{episode['id']}/trajectory").json()["steps"]
+    assert [(s["surface"], s["app"], s["operation"], s["error"]) for s in steps] == [
+        ("mcp", "calendar", "create_event", None), ("peer", "mail", "send", None)]
+    sent = run_ow(base, episode["id"], "mail", "search", "in:sent Across services", "--json")
+    assert sent.returncode == 0 and json.loads(sent.stdout)["total"] == 1, sent.stderr

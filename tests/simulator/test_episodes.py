@@ -136,7 +136,7 @@ def test_a_server_on_a_compiled_world_reads_only_world_yaml(store, world_dir, tm
     store.create(str(world_dir))
     import simulator.compile
 
-    def refuse(root):
+    def refuse(root, sections=None):
         raise AssertionError(f"{root} was loaded again although every app's image is cached")
 
     monkeypatch.setattr(simulator.compile, "load_world", refuse)

@@ -21,13 +21,16 @@ from worlds.generate.docs import DocsBuilder
 from worlds.generate.mail import MailBuilder
 from worlds.generate.people import make_info
 from worlds.generate.sizes import SIZES, Size
+from worlds.sections import Sections, sections_key
 from worlds.writer import format_message, write_crm, write_docs, write_info
 
 __all__ = ["SIZES", "Size", "ensure", "generate"]
 
 
-def generate(seed: int, size: str, out: Path, progress: bool = False, name: str | None = None) -> Path:
-    """Write a world of ``size`` (a key of ``SIZES``) for ``seed`` into ``out``; return ``out``."""
+def generate(seed: int, size: str, out: Path, progress: bool = False, name: str | None = None,
+             sections: Sections | None = None) -> Path:
+    """Write a world of ``size`` (a key of ``SIZES``) for ``seed`` into ``out``; return ``out``. Apps that
+    bring their own world section (``sections``) generate and write their data themselves."""
     spec = SIZES[size]
     fake = Faker("en_US")
     fake.seed_instance(seed)
@@ -45,6 +48,8 @@ def generate(seed: int, size: str, out: Path, progress: bool = False, name: str 
         write_crm(crm, out)
         write_docs(docs, out)
         _write_mail(mail, out, _ticker(bar, "writing mail", len(mail.messages)))
+    for app, section in sorted((sections or {}).items()):
+        section.write(section.generate(random.Random(f"{seed}:{app}"), info, size), out)
     return out
 
 
@@ -72,15 +77,16 @@ def cache_root() -> Path:
     return Path(os.environ.get("OFFICEWORLD_CACHE_DIR", default)) / "worlds"
 
 
-def ensure(size: str, seed: int = 1, base: Path | None = None) -> Path:
+def ensure(size: str, seed: int = 1, base: Path | None = None, sections: Sections | None = None) -> Path:
     """A generated world on disk, written once per (size, seed, generator code): ``generated-m`` for tests
     and benchmarks without committing megabytes of mail. A changed generator writes a fresh folder."""
     code = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))))
+    code.update(sections_key(sections or {}).encode())
     folder = (base or cache_root()) / f"generated-{size}-{seed}-{code.hexdigest()[:12]}"
     if not (folder / "world.yaml").is_file():
         partial = folder.with_name(folder.name + f".{os.getpid()}.tmp")
         shutil.rmtree(partial, ignore_errors=True)
-        generate(seed, size, partial, name=f"generated-{size}" + (f"-{seed}" if seed != 1 else ""))
+        generate(seed, size, partial, name=f"generated-{size}" + (f"-{seed}" if seed != 1 else ""), sections=sections)
         try:
             partial.rename(folder)
         except OSError:  # another process finished first; its folder is the same world

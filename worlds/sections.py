@@ -1,0 +1,66 @@
+"""An app's own section of a world: how the app reads, checks, writes and generates its data.
+
+``worlds`` keeps the company-wide part (``world.yaml``: company, people, outsiders, time zone) and the
+sections of mail, CRM and docs that it has always held. Any other app brings its section itself, as
+an object with this shape (``App.world`` in the kit; the simulator's registry collects them), so that
+nothing in ``worlds/`` names that app. The loader, writer and generator take a mapping
+``{app name: section}``; a world folder without the app's folder gets the section's empty data.
+
+Cross-app integrity runs over what each section declares: ``addresses`` lists every address the
+section's data names, each with the ``file:line`` that names it, and the loader checks them all
+against the world's people and outsiders (an attendee, an assignee... must be known).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import random
+from pathlib import Path
+from typing import Any, Mapping, Protocol
+
+from pydantic import BaseModel
+
+from worlds.model import WorldInfo
+
+
+class WorldSection(Protocol):
+    """One app's part of a world folder, kept under ``<world>/<folder>/``."""
+
+    folder: str
+
+    def load(self, root: Path, info: WorldInfo, problems: list[str]) -> BaseModel:
+        """Read ``root/<folder>`` (absent: empty data), appending every problem as ``file:line: what``."""
+
+    def addresses(self, data: BaseModel) -> list[tuple[str, str]]:
+        """``(where, address)`` for every person the data names, ``where`` being ``file:line``."""
+
+    def write(self, data: BaseModel, out: Path) -> None:
+        """Write ``data`` under ``out/<folder>`` so that ``load`` reads it back equal."""
+
+    def generate(self, rng: random.Random, info: WorldInfo, size: str) -> BaseModel:
+        """Data for a generated world of ``size`` (``s``, ``m``, ``l``, ``xl``) over ``info``'s people."""
+
+
+Sections = Mapping[str, WorldSection]
+
+
+def load_sections(root: Path, info: WorldInfo, sections: Sections, problems: list[str]) -> dict[str, Any]:
+    """Each section's data, with every address it names checked against the world's people and outsiders."""
+    known = {p.email for p in info.people} | {o.email for o in info.outsiders}
+    found = {}
+    for name, section in sections.items():
+        found[name] = data = section.load(root, info, problems)
+        for where, address in section.addresses(data):
+            if address.lower() not in known:
+                problems.append(f"{where}: {address} is neither a person nor an outsider of the world "
+                                "(add them to world.yaml's outsiders)")
+    return found
+
+
+def sections_key(sections: Sections) -> str:
+    """A digest of the sections' code: a generated world is written again when it changes."""
+    digest = hashlib.sha256()
+    for name in sorted(sections):
+        digest.update(name.encode() + Path(inspect.getfile(type(sections[name]))).read_bytes())
+    return digest.hexdigest()[:12]
