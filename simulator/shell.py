@@ -13,7 +13,6 @@ import simulator
 from sandbox.bridge import Bridge
 from sandbox.jail import SOCKET_IN_JAIL, Jail, Limits
 
-
 OW_FILES = ("__init__.py", "agent_cli.py", "agent_output.py")  # of simulator/: all that ``ow`` imports
 
 

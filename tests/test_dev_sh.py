@@ -6,7 +6,6 @@ scripts that log their calls: nothing is installed, on this machine or elsewhere
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
