@@ -186,7 +186,10 @@ def kind(schema: dict) -> tuple[str, type | None]:
     return "json", None
 
 
-def _typed(typ: type, name: str):
+def _typed(typ: type):
+    """argparse's ``type=``: text to ``typ``, with an error in words."""
+    name = {str: "text", int: "integer", float: "number", bool: "boolean"}[typ]
+
     def convert(text: str):
         if typ is bool:
             if text.lower() in ("true", "yes", "1"):
@@ -213,7 +216,7 @@ def parser(tool: dict) -> argparse.ArgumentParser:
         help_text = (prop.get("description", "") + (" (JSON)" if what == "json" else "")).replace("%", "%%")
         item = _unwrap(prop) if what == "scalar" else _unwrap(prop.get("items", {})) if what == "list" else {}
         choices = f" One of: {', '.join(map(str, item['enum']))}." if "enum" in item else ""
-        convert = _typed(typ, {str: "text", int: "integer", float: "number", bool: "boolean"}[typ]) if typ else str
+        convert = _typed(typ) if typ else str
         if name == tool.get("positional") and what == "scalar":
             default = prop.get("default")
             cmd.add_argument(name, type=convert, help=help_text + choices, metavar=name.upper(),
@@ -222,7 +225,7 @@ def parser(tool: dict) -> argparse.ArgumentParser:
             cmd.add_argument(_flag(name), dest=name, action=argparse.BooleanOptionalAction, default=None,
                              help=help_text + _default(prop))
         elif what == "list":
-            cmd.add_argument(_flag(name), dest=name, type=convert, action="append", required=name in required,
+            cmd.add_argument(_flag(name), dest=name, action="append", required=name in required,
                              metavar=name.upper(), help=help_text + choices + " (repeat, or separate with commas)")
         else:
             cmd.add_argument(_flag(name), dest=name, type=convert, required=name in required, metavar=name.upper(),
@@ -261,8 +264,12 @@ def arguments(tool: dict, parsed: argparse.Namespace, cmd: argparse.ArgumentPars
                 value = json.loads(value)
             except json.JSONDecodeError as exc:
                 cmd.error(f"argument {_flag(name)}: not valid JSON ({exc.msg})")
-        elif what == "list" and typ is str:
-            value = [part.strip() for item in value for part in item.split(",") if part.strip()]
+        elif what == "list":
+            convert = _typed(typ)
+            try:
+                value = [convert(part.strip()) for item in value for part in item.split(",") if part.strip()]
+            except argparse.ArgumentTypeError as exc:
+                cmd.error(f"argument {_flag(name)}: {exc}")
         out[name] = value
     return out
 
@@ -321,6 +328,11 @@ def main(argv: list[str] | None = None) -> None:
     except Failure as failure:
         print(f"error: {failure}", file=sys.stderr)
         code = failure.code
+    except BrokenPipeError:  # ow ... | head: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
+    except KeyboardInterrupt:
+        code = 130
     sys.exit(code)
 
 

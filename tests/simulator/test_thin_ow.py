@@ -127,6 +127,12 @@ def test_lists_flags_and_options_left_out(live_server, world_dir):
     assert steps[-1]["arguments"] == {"message_ids": ids}
     starred = json.loads(run_ow(live_server, episode["id"], "mail", "search", "is:starred", "--json").stdout)
     assert set(ids) <= {m["id"] for m in starred["messages"]}
+    commas = run_ow(live_server, episode["id"], "mail", "mark-unread", "--message-ids", f"{ids[0]}, {ids[1]}")
+    assert commas.returncode == 0, commas.stderr
+    assert httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory").json()["steps"][-1]["arguments"] == {
+        "message_ids": ids}
+    bad = run_ow(live_server, episode["id"], "mail", "star", "--message-ids", "1,two")
+    assert bad.returncode == 2 and "--message-ids: 'two' is not a valid integer" in bad.stderr
 
 
 def test_yaml_output_loads_back_to_the_result():
