@@ -291,18 +291,19 @@ def _help(data: dict | None, app: str | None = None) -> str:
 
 
 def run(argv: list[str]) -> int:
-    wants_help = not argv or argv[0] in ("-h", "--help")
-    if wants_help and not os.environ.get("OW_EPISODE"):
-        print(_help(None))
+    if not argv or argv[0] in ("-h", "--help"):
+        try:  # help works without a server (a container's health check runs ow --help)
+            print(_help(catalogue(episode())))
+        except Failure as failure:
+            print(_help(None) + (f"\n({failure})" if os.environ.get("OW_EPISODE") else ""))
         return 0 if argv else 2
     episode_id = episode()
     data = catalogue(episode_id)
     apps = {a["name"] for a in data["apps"]}
-    if wants_help or argv[0] not in apps:
-        print(_help(data), file=sys.stdout if wants_help else sys.stderr)
-        if not wants_help:
-            print(f"error: no app {argv[0]!r}; the apps are {', '.join(sorted(apps))}", file=sys.stderr)
-        return 0 if argv else 2
+    if argv[0] not in apps:
+        print(_help(data), file=sys.stderr)
+        print(f"error: no app {argv[0]!r}; the apps are {', '.join(sorted(apps))}", file=sys.stderr)
+        return 2
     app, rest = argv[0], argv[1:]
     tools = {t["command"]: t for t in data["tools"] if t["app"] == app}
     if not rest or rest[0] in ("-h", "--help") or rest[0] not in tools:

@@ -113,6 +113,10 @@ def test_help_usage_errors_and_an_unreachable_server(live_server, world_dir):
     assert not_int.returncode == 2 and "'twelve' is not a valid integer" in not_int.stderr
     gone = run_ow("http://127.0.0.1:9", episode["id"], "mail", "list-labels")
     assert gone.returncode == 3 and "cannot reach" in gone.stderr
+    offline_help = run_ow("http://127.0.0.1:9", episode["id"], "--help")  # compose's health check
+    assert offline_help.returncode == 0 and "usage: ow" in offline_help.stdout and "cannot reach" in offline_help.stdout
+    no_app = run_ow(live_server, episode["id"], "calendar", "list")
+    assert no_app.returncode == 2 and "no app 'calendar'" in no_app.stderr
     no_episode = run_ow(live_server, "ep_nope", "mail", "list-labels")
     assert no_episode.returncode == 4 and "ep_nope" in no_episode.stderr
 
