@@ -72,10 +72,8 @@ def test_every_readme_command_is_run_here_or_says_why_not():
 
 
 @pytest.fixture(scope="module")
-def acme(tmp_path_factory):
-    from conftest import _run_dir  # the run's shared compiled worlds
-
-    store = EpisodeStore(cache_dir=_run_dir(tmp_path_factory) / "world-cache")
+def acme(world_cache):
+    store = EpisodeStore(cache_dir=world_cache)  # the run's shared compiled worlds
     with serve_in_thread(build_app(store)) as url:
         episode = httpx.post(f"{url}/v1/episodes", json={"world": "acme"}, timeout=600).json()
         yield url, episode
