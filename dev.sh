@@ -1,32 +1,55 @@
 #!/usr/bin/env bash
 # Set-up and the two jobs of the README:
-#   ./dev.sh up      install everything, then serve the acme world on http://127.0.0.1:8000
-#   ./dev.sh test    install everything, then run the test suite
+#   ./dev.sh up      install (first time only), then serve the acme world on http://127.0.0.1:8000
+#   ./dev.sh test    install (first time only), then run the test suite in parallel, with progress
 #   ./dev.sh check   prove every shipped task (officeworld tasks check), reports in out/tasks-check
-# Other commands: ./dev.sh setup | bench | <any command to run inside the virtual environment>
+# Other commands: ./dev.sh setup (reinstall now) | bench | <any command of the virtual environment>, e.g. ./dev.sh ow --help
+#
+# What it installs: the Python packages of pyproject.toml into .venv (again only when pyproject.toml
+# changes), the MCP Inspector into tools/inspector/node_modules (npm, again only when its lock file
+# changes), and, system-wide with apt-get when run as root and they are missing, bubblewrap (the
+# shell-agent jail) and docker-compose (checks compose.yaml); it says so before it does.
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV=${OFFICEWORLD_VENV:-.venv}
+STAMP="$VENV/.officeworld-pyproject.sha256"
+NPM_STAMP=tools/inspector/node_modules/.officeworld-lock.sha256
+
+say() { echo "dev.sh: $*" >&2; }
+digest() { sha256sum "$1" | cut -d' ' -f1; }
 
 setup() {
-  if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV"; fi
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check -e ".[test]"
-  # The shell-agent jail needs bubblewrap; compose.yaml is checked with docker-compose 1.x (no engine needed).
+  local force=${1:-}
+  if [ ! -x "$VENV/bin/python" ]; then say "creating the virtual environment $VENV"; python3 -m venv "$VENV"; fi
+  if [ -n "$force" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$(digest pyproject.toml)" ]; then
+    say "installing officeworld and its Python packages into $VENV (pyproject.toml is new or changed)"
+    # compat: a plain path in a .pth file; the default editable finder costs every Python start (and ow) ~15 ms.
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check -e ".[test]" --config-settings editable_mode=compat
+    digest pyproject.toml > "$STAMP"
+  fi
   local missing=()
   command -v bwrap >/dev/null || missing+=(bubblewrap)
   command -v docker-compose >/dev/null || missing+=(docker-compose)
-  if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  if [ ${#missing[@]} -gt 0 ]; then
+    if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+      say "installing system-wide with apt-get: ${missing[*]}"
+      apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    else
+      say "not installed: ${missing[*]} (their tests are skipped; as root: apt-get install ${missing[*]})"
+    fi
   fi
-  if [ ! -x tools/inspector/node_modules/.bin/mcp-inspector ]; then
+  if [ -n "$force" ] || [ "$(cat "$NPM_STAMP" 2>/dev/null)" != "$(digest tools/inspector/package-lock.json)" ]; then
+    say "installing the MCP Inspector into tools/inspector/node_modules (npm ci)"
     (cd tools/inspector && npm ci --no-audit --no-fund --loglevel=error)
+    digest tools/inspector/package-lock.json > "$NPM_STAMP"
   fi
 }
 
 case "${1:-up}" in
-  setup) setup ;;
+  setup) setup force ;;
   up) setup; shift || true; exec "$VENV/bin/officeworld" up "$@" ;;
-  test) setup; shift || true; exec "$VENV/bin/python" -m pytest -q "$@" ;;
+  # -n auto: one worker per CPU; loadfile keeps a file's tests (and its module fixtures) on one worker.
+  test) setup; shift || true; exec "$VENV/bin/python" -m pytest -n auto --dist loadfile --durations=10 "$@" ;;
   bench) setup; shift || true; exec "$VENV/bin/officeworld" bench "$@" ;;
   check) setup; shift || true; exec "$VENV/bin/officeworld" tasks check --report out/tasks-check "$@" ;;
   *) setup; exec "$VENV/bin/$1" "${@:2}" ;;

@@ -2,7 +2,7 @@
 
 Printed as JSON by ``officeworld bench``; nothing here asserts a timing. Targets to work toward on a
 2-core machine: create and fork under 1 ms median, an in-process op under 50 µs, an MCP call under
-2 ms, under 2 MB per live episode.
+2 ms, under 2 MB per live episode, an ``ow`` command under 150 ms.
 """
 
 from __future__ import annotations
@@ -125,6 +125,36 @@ def _grading(store: EpisodeStore, repeat: int) -> dict:
     return out
 
 
+def _ow(store: EpisodeStore, world: str, repeat: int) -> dict:
+    """Wall time of whole ``ow`` commands (a process each), its tool list cached, next to a bare interpreter."""
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from simulator.serve import serve_in_thread
+    from simulator.server import build_app
+
+    script = Path(sys.executable).parent / "ow"
+    ow = [str(script)] if script.exists() else [sys.executable, "-c", "from simulator.agent_cli import main; main()"]
+    episode = store.create(world)
+    with tempfile.TemporaryDirectory() as cache, serve_in_thread(build_app(store)) as url:
+        env = {**os.environ, "OW_URL": url, "OW_EPISODE": episode.id, "OW_CACHE": cache}
+
+        def run(*argv: str) -> None:
+            subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+
+        run(*ow, "mail", "list-labels")  # fetches and caches the tool list, as an agent's first command does
+        return {"python_start": _ms(_times(lambda: run(sys.executable, "-c", "pass"), repeat)),
+                "ow_help": _ms(_times(lambda: run(*ow, "mail", "--help"), repeat)),
+                "ow_mail_get_message": _ms(_times(lambda: run(*ow, "mail", "get-message", "1", "--json"), repeat))}
+
+
+def _ms(summary: dict) -> dict:
+    return {"median_ms": round(summary["median_us"] / 1000, 1), "p90_ms": round(summary["p90_us"] / 1000, 1),
+            "samples": summary["samples"]}
+
+
 def run(world: str = "acme", repeat: int = 200) -> dict:
     store = EpisodeStore()
     started = time.perf_counter()
@@ -143,6 +173,7 @@ def run(world: str = "acme", repeat: int = 200) -> dict:
         "episode_fork_touched": _times(lambda: store.fork(parent.id), repeat),
         "op_in_process": _ops(store, world, repeat),
         "mcp_call_loopback": _mcp(store, world, repeat),
+        "ow_command": _ow(store, world, min(repeat, 20)),
         "memory": _memory(store, world),
         "grade_episode": _grading(store, min(repeat, 50)) if world == "acme" else {},
     }

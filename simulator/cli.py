@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import anyio
 import typer
@@ -40,8 +41,11 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
     base = f"http://{host}:{port}"
     if episode:
         ep = store.create(world)
+        api = f"{base}/episodes/{ep.id}/api"
         print(f"episode {ep.id} as {ep.actor}\n  MCP:  {base}/episodes/{ep.id}/mcp\n"
-              f"  REST: {base}/episodes/{ep.id}/api\n  CLI:  export OW_URL={base} OW_EPISODE={ep.id}",
+              f"  REST: POST {api}/<app>/<operation> with the arguments as a JSON object, e.g. {api}/mail/search;"
+              f" GET {api}/tools lists the operations\n"
+              f"  CLI:  export OW_URL={base} OW_EPISODE={ep.id}   (ow is in {Path(sys.executable).parent})",
               file=sys.stderr)
     print(f"control API: {base}/v1/episodes   (docs: {base}/docs)", file=sys.stderr)
     uvicorn.run(build_app(store), host=host, port=port, log_level="warning")

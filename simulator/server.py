@@ -2,6 +2,7 @@
 
     /v1/...                         control API (trainers, runners)
     /episodes/{id}/api/{app}/{op}   per-episode REST, one route per operation
+    /episodes/{id}/api/tools        every operation's schema and CLI shape (what ``ow`` builds its commands from)
     /episodes/{id}/mcp              per-episode MCP over streamable HTTP
     /health                         liveness
 """
@@ -12,12 +13,13 @@ import contextlib
 import os
 import re
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from mcp.server.transport_security import TransportSecuritySettings
 
 from apps.kit import OpError
+from apps.kit.cli import catalogue
 from apps.kit.mcp import build_server
 from apps.kit.operation import invalid_from
 from apps.kit.rest import error_response, operation_router
@@ -62,6 +64,11 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None)
     api.state.catalog = catalog
     api.include_router(control_router(store, catalog))
     api.include_router(operation_router(operations, get_episode), prefix="/episodes/{episode_id}/api")
+    tools = catalogue(store.apps)
+
+    @api.get("/episodes/{episode_id}/api/tools", tags=["agent"], summary="The episode's operations, for ow")
+    def episode_tools(episode=Depends(get_episode)) -> dict:
+        return tools
 
     @api.get("/health", tags=["control"])
     def health() -> dict:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import apps
 import simulator
-import worlds
 from sandbox.bridge import Bridge
 from sandbox.jail import SOCKET_IN_JAIL, Jail, Limits
+
+OW_FILES = ("__init__.py", "agent_cli.py", "agent_output.py")  # of simulator/: all that ``ow`` imports
 
 
 def episode_paths(episode_id: str) -> list[str]:
@@ -29,15 +29,14 @@ def episode_proxy(gateway_url: str, episode_id: str, host: str = "127.0.0.1", po
 def episode_jail(gateway_url: str, episode_id: str, limits: Limits | None = None) -> Jail:
     """A jail whose bridge forwards only this episode's REST and MCP to the gateway.
 
-    Read-only inside: the interpreter, the virtual environment (for ``ow``), the packages ``ow``
-    imports (``apps``, ``simulator``, and the Python files of ``worlds``, without any world's data);
-    not the tasks or anything else of the host.
+    Read-only inside: the interpreter, the virtual environment (for ``ow``) and the three files ``ow``
+    runs from (it imports nothing else of the project); not the apps, the worlds, the tasks or
+    anything else of the host.
     """
     prefixes = episode_paths(episode_id)
     venv_bin = Path(sys.executable).parent
+    package = Path(simulator.__file__).parent
     env = {"OW_SOCKET": SOCKET_IN_JAIL, "OW_EPISODE": episode_id, "OW_URL": "http://127.0.0.1:8000",
-           "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin"}
-    world_code = sorted(p for root in worlds.__path__ for p in Path(root).rglob("*.py"))
-    binds = [Path(sys.prefix), Path(sys.base_prefix), *map(Path, apps.__path__), *map(Path, simulator.__path__),
-             *world_code]
+           "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(package.parent)}
+    binds = [Path(sys.prefix), Path(sys.base_prefix), *(package / name for name in OW_FILES)]
     return Jail(gateway_url, prefixes, env=env, ro_binds=binds, limits=limits or Limits())

@@ -1,7 +1,13 @@
-"""Shared fixtures: a fresh small world per test, an episode store, and the ASGI app over it."""
+"""Shared fixtures: a fresh small world per test, an episode store, and the ASGI app over it.
+
+Compiled worlds are shared by every test of a run (a cache keyed by the world's content and the
+apps' code, written atomically, so safe across pytest-xdist workers); ``ow``'s tool lists go to a
+per-run folder rather than the user's cache.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -24,9 +30,31 @@ def world_dir(tmp_path: Path) -> Path:
     return make_world(tmp_path / "worlds")
 
 
+def _run_dir(tmp_path_factory) -> Path:
+    """A folder shared by every worker of this run (each xdist worker has its own basetemp below it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def world_cache(tmp_path_factory) -> Path:
+    return _run_dir(tmp_path_factory) / "world-cache"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def ow_cache(tmp_path_factory):
+    previous = os.environ.get("OW_CACHE")
+    os.environ["OW_CACHE"] = str(_run_dir(tmp_path_factory) / "ow-cache")
+    yield
+    if previous is None:
+        os.environ.pop("OW_CACHE", None)
+    else:
+        os.environ["OW_CACHE"] = previous
+
+
 @pytest.fixture
-def store(tmp_path: Path) -> EpisodeStore:
-    return EpisodeStore(cache_dir=tmp_path / "cache")
+def store(world_cache: Path) -> EpisodeStore:
+    return EpisodeStore(cache_dir=world_cache)
 
 
 @pytest.fixture

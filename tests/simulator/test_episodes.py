@@ -115,13 +115,13 @@ def test_delete_and_unknown_episode(api, episode):
     assert gone.status_code == 404 and episode["id"] in gone.json()["error"]["message"]
 
 
-def test_creating_episodes_does_not_rebuild_the_world(store, world_dir, tmp_path, monkeypatch):
+def test_creating_episodes_does_not_rebuild_the_world(store, world_dir, monkeypatch):
     store.create(str(world_dir))
     calls = []
     monkeypatch.setattr(APPS["mail"], "build", lambda world: calls.append(world))
     for _ in range(3):
         store.create(str(world_dir))
-    fresh = compile_world(load_world(world_dir), APPS, tmp_path / "cache")
+    fresh = compile_world(load_world(world_dir), APPS, store.cache_dir)
     assert calls == [] and set(fresh) == set(APPS)
 
 
@@ -132,7 +132,7 @@ def test_tool_schemas_in_openai_format(api):
     assert send["function"]["parameters"]["properties"]["to"]["type"] == "array"
 
 
-def test_a_server_on_a_compiled_world_reads_only_world_yaml(store, world_dir, tmp_path, monkeypatch):
+def test_a_server_on_a_compiled_world_reads_only_world_yaml(store, world_dir, monkeypatch):
     store.create(str(world_dir))
     import simulator.compile
 
@@ -140,9 +140,9 @@ def test_a_server_on_a_compiled_world_reads_only_world_yaml(store, world_dir, tm
         raise AssertionError(f"{root} was loaded again although every app's image is cached")
 
     monkeypatch.setattr(simulator.compile, "load_world", refuse)
-    fresh = EpisodeStore(cache_dir=tmp_path / "cache")
+    fresh = EpisodeStore(cache_dir=store.cache_dir)
     episode = fresh.create(str(world_dir))
     assert episode.world.info.default_actor == "dana@small.test"
     (world_dir / "mail" / "globex" / "1.eml").write_text("changed")  # a changed world must be loaded again
     with pytest.raises(AssertionError, match="loaded again"):
-        EpisodeStore(cache_dir=tmp_path / "cache").create(str(world_dir))
+        EpisodeStore(cache_dir=store.cache_dir).create(str(world_dir))

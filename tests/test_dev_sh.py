@@ -1,0 +1,76 @@
+"""``./dev.sh`` installs once, again only when pyproject.toml (or the Inspector's lock) changes.
+
+Run on a copy of the repository's set-up files, with pip, npm and the system tools replaced by
+scripts that log their calls: nothing is installed, on this machine or elsewhere.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parents[1]
+
+
+def _script(path: Path, body: str) -> None:
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(0o755)
+
+
+def _sandbox(tmp_path: Path, system_tools: tuple[str, ...] = ("bwrap", "docker-compose"), uid: int = 1000):
+    """A copy of the set-up files, a fake .venv and a PATH of fakes and the few real tools dev.sh needs."""
+    repo, bin_dir, log = tmp_path / "repo", tmp_path / "bin", tmp_path / "calls.log"
+    (repo / "tools" / "inspector").mkdir(parents=True)
+    shutil.copy(ROOT / "dev.sh", repo / "dev.sh")
+    shutil.copy(ROOT / "pyproject.toml", repo / "pyproject.toml")
+    shutil.copy(ROOT / "tools" / "inspector" / "package-lock.json", repo / "tools" / "inspector" / "package-lock.json")
+    venv = repo / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    _script(venv / "python", f'exec {sys.executable} "$@"')
+    _script(venv / "pip", f'echo "pip $*" >> {log}')
+    _script(venv / "hello", 'echo "hello $*"')
+    bin_dir.mkdir()
+    for real in ("sh", "sha256sum", "cut", "cat", "mkdir", "dirname"):
+        (bin_dir / real).symlink_to(shutil.which(real))
+    _script(bin_dir / "npm", f'echo "npm $*" >> {log}; mkdir -p node_modules')
+    _script(bin_dir / "apt-get", f'echo "apt-get $*" >> {log}')
+    _script(bin_dir / "id", f"echo {uid}")
+    for tool in system_tools:
+        _script(bin_dir / tool, "true")
+    env = {"PATH": str(bin_dir), "HOME": str(tmp_path)}
+
+    def dev(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([shutil.which("bash"), str(repo / "dev.sh"), *args], capture_output=True, text=True,
+                              env=env, timeout=60)
+
+    def calls() -> list[str]:
+        return [line.split()[0] for line in log.read_text().splitlines()] if log.exists() else []
+
+    return repo, dev, calls, log
+
+
+def test_dev_sh_installs_once_and_again_when_pyproject_changes(tmp_path):
+    repo, dev, calls, log = _sandbox(tmp_path)
+    first = dev("hello", "world")
+    assert first.returncode == 0 and first.stdout == "hello world\n", first.stderr
+    assert calls() == ["pip", "npm"] and "installing officeworld" in first.stderr
+    assert "editable_mode=compat" in log.read_text()
+    again = dev("hello")
+    assert again.returncode == 0 and calls() == ["pip", "npm"] and again.stderr == ""
+    (repo / "pyproject.toml").write_text((repo / "pyproject.toml").read_text() + "\n# changed\n")
+    assert dev("hello").returncode == 0 and calls() == ["pip", "npm", "pip"]
+    assert dev("setup").returncode == 0 and calls() == ["pip", "npm", "pip", "pip", "npm"]  # setup reinstalls
+
+
+def test_dev_sh_says_what_it_installs_system_wide_before_it_does(tmp_path):
+    _, dev, calls, log = _sandbox(tmp_path / "root", system_tools=("docker-compose",), uid=0)
+    done = dev("hello")
+    assert done.returncode == 0, done.stderr
+    assert "installing system-wide with apt-get: bubblewrap" in done.stderr
+    assert "apt-get install -y -qq --no-install-recommends bubblewrap" in log.read_text()
+    _, dev, calls, _ = _sandbox(tmp_path / "user", system_tools=(), uid=1000)
+    done = dev("hello")
+    assert done.returncode == 0 and "apt-get" not in calls()
+    assert "not installed: bubblewrap docker-compose" in done.stderr
