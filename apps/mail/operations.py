@@ -13,6 +13,7 @@ from apps.kit import Conflict, Ctx, Invalid, NotFound, OperationSet
 from apps.mail import models as m
 from apps.mail import schemas as s
 from apps.mail import store
+from apps.mail.operators import Compiled
 from apps.mail.search import compile_query
 
 ops = OperationSet("mail")
@@ -38,11 +39,11 @@ def search(ctx: Ctx, query: str = "", limit: int = 20, offset: int = 0) -> s.Sea
         offset: Skip this many matches (for paging).
     """
     check_page(limit, offset)
-    where, params, rank_terms = matching(ctx, query)
+    where, params, q = matching(ctx, query)
     conn = ctx.session.connection().connection.driver_connection
     total = conn.execute(f"select count(*) from mail_entry e join mail_message m on m.id = e.message_id "
                          f"where {where}", params).fetchone()[0]
-    rank_join, rank_params, order = ranking(rank_terms)
+    rank_join, rank_params, order = ranking(q.rank_terms)
     ranked = f"from mail_entry e join mail_message m on m.id = e.message_id {rank_join}where {where}"
     ids = [r[0] for r in conn.execute(f"select e.id {ranked} order by {order}m.date desc, e.id desc "
                                       "limit ? offset ?", [*rank_params, *params, limit, offset])]
@@ -56,14 +57,14 @@ def check_page(limit: int, offset: int) -> None:
         raise Invalid("offset: must not be negative", field="offset")
 
 
-def matching(ctx: Ctx, query: str) -> tuple[str, list, list[str]]:
+def matching(ctx: Ctx, query: str) -> tuple[str, list, Compiled]:
     """The SQL condition (on entry ``e`` and message ``m``) for the actor's messages a query matches."""
     q = compile_query(query, ctx.actor, ctx.now, ctx.world.timezone)
     where, params = f"e.owner = ? and {q.where}", [ctx.actor, *q.params]
     if not q.include_hidden:
         where += " and not exists (select 1 from mail_entry_label h where h.entry_id = e.id and h.label in (?, ?))"
         params += list(_HIDDEN)
-    return where, params, q.rank_terms
+    return where, params, q
 
 
 def ranking(rank_terms: list[str]) -> tuple[str, list, str]:
@@ -305,7 +306,7 @@ def add_label(ctx: Ctx, message_ids: list[int], label: str) -> s.Updated:
         message_ids: Ids of messages in your mailbox.
         label: Name of the label.
     """
-    return _relabel(ctx, message_ids, add=[_label_name(ctx, label)])
+    return _relabel(ctx, message_ids, add=[label_name(ctx, label)])
 
 
 @ops.write
@@ -316,10 +317,10 @@ def remove_label(ctx: Ctx, message_ids: list[int], label: str) -> s.Updated:
         message_ids: Ids of messages in your mailbox.
         label: Name of the label.
     """
-    return _relabel(ctx, message_ids, remove=[_label_name(ctx, label)])
+    return _relabel(ctx, message_ids, remove=[label_name(ctx, label)])
 
 
-def _label_name(ctx: Ctx, label: str) -> str:
+def label_name(ctx: Ctx, label: str) -> str:
     if label.upper() in _SETTABLE:
         return label.upper()
     if label.upper() in m.SYSTEM_LABELS:
