@@ -46,6 +46,7 @@ class CallResult(BaseModel):
     result: Any = None
     error: dict | None = None
     state_changed: bool
+    follow_ups: list[dict] = []
 
 
 def build_app_service(app: App, worlds: list[str] = (), cache_dir=None) -> FastAPI:
@@ -95,7 +96,8 @@ def build_app_service(app: App, worlds: list[str] = (), cache_dir=None) -> FastA
         if op is None:
             raise NotFound(f"{app.name} has no operation {operation!r}", field="operation")
         outcome = host.call(episode_id, op, op.validate(body.arguments), body.actor, body.now)
-        return CallResult(result=outcome.result, error=outcome.error, state_changed=outcome.state_changed)
+        return CallResult(result=outcome.result, error=outcome.error, state_changed=outcome.state_changed,
+                          follow_ups=outcome.follow_ups)
 
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))
     api.add_exception_handler(RequestValidationError,

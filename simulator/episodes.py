@@ -78,7 +78,8 @@ class EpisodeStore:
         actor = (actor or info.default_actor).strip().lower()
         if actor not in info.people_by_email():
             raise Invalid(f"as: {actor} is not a person of world {world!r}", field="as")
-        episode = Episode(_new_id(), compiled, actor, self.hosts, VirtualClock(info.now_utc), world_ref=world)
+        episode = Episode(_new_id(), compiled, actor, self.hosts, VirtualClock(info.now_utc), world_ref=world,
+                          catalogue=self.apps)
         with self._lock:
             self._episodes[episode.id] = episode
         return episode

@@ -25,8 +25,10 @@ class Episode:
     """
 
     def __init__(self, id: str, world, actor: str, hosts: dict[str, AppHost], clock: VirtualClock,
-                 world_ref: str | None = None):
+                 world_ref: str | None = None, catalogue: dict | None = None):
         self.id = id
+        # app name -> App: where the invoker finds the operation an app's follow-up names.
+        self.catalogue = catalogue or {}
         self.world = world
         self.world_ref = world_ref or str(world.root)
         self.actor = actor
@@ -61,7 +63,8 @@ class Episode:
     def fork(self, new_id: str) -> "Episode":
         """A copy of the live state, clock and trajectory so far, which then diverges on its own."""
         with self.lock:
-            child = Episode(new_id, self.world, self.actor, self.hosts, self.clock.copy(), self.world_ref)
+            child = Episode(new_id, self.world, self.actor, self.hosts, self.clock.copy(), self.world_ref,
+                            self.catalogue)
             child.trajectory = list(self.trajectory)
             for app in sorted(self._opened):
                 self.hosts[app].open(new_id, self.world_ref, fork_from=self.id)

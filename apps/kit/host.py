@@ -9,7 +9,7 @@ arguments, keeps the clock and records the Step wherever the state lives; only e
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Protocol
 
@@ -30,6 +30,7 @@ class Outcome:
     result: Any = None
     error: dict | None = None
     state_changed: bool = False
+    follow_ups: list[dict] = field(default_factory=list)
 
 
 class AppHost(Protocol):
@@ -99,7 +100,7 @@ class LocalHost:
                 session.commit()
             else:
                 session.rollback()
-        return Outcome(result=data, state_changed=db.changes() != before)
+        return Outcome(result=data, state_changed=db.changes() != before, follow_ups=ctx.follow_ups)
 
     def digest(self, episode_id: str) -> str:
         return self.database(episode_id).digest()

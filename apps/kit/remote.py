@@ -40,7 +40,8 @@ class RemoteHost:
         arguments = op.input_model(**kwargs).model_dump(mode="json")
         body = {"arguments": arguments, "actor": actor, "now": now.isoformat()}
         data = self._send("POST", f"/admin/episodes/{episode_id}/call/{op.name}", json=body).json()
-        return Outcome(result=data.get("result"), error=data.get("error"), state_changed=data["state_changed"])
+        return Outcome(result=data.get("result"), error=data.get("error"), state_changed=data["state_changed"],
+                       follow_ups=data.get("follow_ups") or [])
 
     def digest(self, episode_id: str) -> str:
         return self._send("GET", f"/admin/episodes/{episode_id}/digest").json()["digest"]

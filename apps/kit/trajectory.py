@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 Surface = Literal["rest", "mcp", "cli", "gui", "python", "replay"]
 
@@ -27,6 +27,8 @@ class Step(BaseModel):
     virtual_time: datetime
     wall_time: datetime
     duration_ms: float
+    caused_by: int | None = Field(None, description="The step whose operation asked for this one (a follow-up); "
+                                  "replaying that step makes it again, so a replay skips this one")
 
     @property
     def tool(self) -> str:
