@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Union
 from zoneinfo import ZoneInfo
 
@@ -153,7 +153,9 @@ def binary(op: str, left, right) -> Value:
         return DateValue(result) if dated and not isinstance(right, DateValue) else result
     except FormulaError as exc:
         return exc
-    except (OverflowError, TypeError):
+    except ZeroDivisionError:
+        return FormulaError("#DIV/0!", "zero to a negative power")
+    except (ArithmeticError, TypeError):
         return FormulaError("#NUM!", "the number is too large")
 
 
@@ -214,7 +216,12 @@ def matching(args: list, name: str) -> list[int]:
 def round_to(x: float, digits: float, how=ROUND_HALF_UP) -> float:
     """Rounding as spreadsheets do: half away from zero (2.5 -> 3, -2.5 -> -3), on the decimal shown."""
     exponent = Decimal(1).scaleb(-int(digits))
-    return float(Decimal(repr(x)).quantize(exponent, rounding=how))
+    try:
+        return float(Decimal(repr(x)).quantize(exponent, rounding=how))
+    except InvalidOperation:  # more digits than Decimal's precision: a number that large has no fraction left
+        if digits >= 0:
+            return x
+        raise
 
 
 def to_day(value) -> date:

@@ -14,6 +14,7 @@ referenced cell spreads to its dependants; IF and IFERROR pass over errors they 
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import datetime, timezone
 
@@ -65,6 +66,8 @@ def parse_number(text: str) -> float | None:
     if not match:
         return None
     number = float(match.group(2).replace(",", ""))
+    if not math.isfinite(number):
+        return None
     number = -number if match.group(1) else number
     return number / 100 if match.group(6) else number
 
@@ -99,7 +102,8 @@ def _tokens(formula: str) -> list[str]:
 
 def _atom(token: str) -> tuple:
     if token[0].isdigit() or token[0] == ".":
-        return ("val", float(token))
+        number = float(token)
+        return ("val", number if math.isfinite(number) else FormulaError("#NUM!", f"{token[:20]}... is too large"))
     if token[0] == '"':
         return ("val", token[1:-1].replace('""', '"'))
     if ":" in token:
@@ -254,6 +258,8 @@ class Sheet:
         result = self._run(steps)
         if isinstance(result, Area):
             result = scalar(result, "a range can only be used inside a function such as SUM")
+        if isinstance(result, float) and not math.isfinite(result):
+            return FormulaError("#NUM!", "the result is too large to show")
         return result
 
     def cell(self, row: int, col: int) -> Value:
@@ -305,7 +311,7 @@ class Sheet:
             return function(self, args)
         except FormulaError as exc:
             return exc
-        except (OverflowError, ValueError) as exc:
-            return FormulaError("#NUM!", f"{name}: {exc}")
+        except (ArithmeticError, ValueError) as exc:
+            return FormulaError("#NUM!", f"{name}: a number out of range ({type(exc).__name__})")
         except (TypeError, IndexError):
             return FormulaError("#N/A", f"{name} was given the wrong number of arguments")

@@ -153,7 +153,10 @@ class Operators:
         match = _SIZE.match(value.strip())
         if not match:
             raise Invalid(f"query: {op}:{value} is not a size (bytes, or with K, M or G, e.g. 10M)", field="query")
-        return int(match.group(1)) * _UNITS[match.group(2).lower()]
+        size = int(match.group(1)) * _UNITS[match.group(2).lower()] if len(match.group(1)) < 19 else 2 ** 63
+        if size >= 2 ** 62:
+            raise Invalid(f"query: {op}:{value} is larger than any message could be", field="query")
+        return size
 
     def _op_size(self, value):
         return self._op_larger(value, "size")

@@ -59,6 +59,7 @@ def test_gmail_operators(api, episode, query, expected):
     ("category:promotions", "category: is not supported"),
     ("foo:bar", "foo: is not supported"),
     ("larger:huge", "larger:huge is not a size"),
+    ("larger:99999999999999999999999G", "larger than any message"),
     ("budget AROUND approval", "AROUND needs a number"),
     ("subject:(deck", "never closed"),
     ("(" * 60 + "deck" + ")" * 60, "nested more than"),
