@@ -7,10 +7,26 @@ from __future__ import annotations
 
 from decimal import ROUND_DOWN, ROUND_HALF_UP, ROUND_UP
 
-from apps.docs.formula_functions import (Area, DateValue, FormulaError, add_months, compare, criterion, local_now,
-                                         make_date, matching, number, numbers, round_to, scalar, serial_now,
-                                         text, to_day, truth)
 from apps.docs.formula_format import format_value
+from apps.docs.formula_functions import (
+    Area,
+    DateValue,
+    FormulaError,
+    add_months,
+    compare,
+    criterion,
+    local_now,
+    make_date,
+    matching,
+    number,
+    numbers,
+    round_to,
+    scalar,
+    serial_now,
+    text,
+    to_day,
+    truth,
+)
 
 
 def _need(args: list, least: int, most: int, name: str) -> None:

@@ -7,8 +7,7 @@ from datetime import datetime, timezone
 
 from sqlmodel import Session, func, select
 
-from apps.docs import access
-from apps.docs import extract
+from apps.docs import access, extract
 from apps.docs import models as m
 from apps.docs import schemas as s
 from apps.kit import Conflict, Ctx, Forbidden, Invalid, NotFound

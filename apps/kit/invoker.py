@@ -12,7 +12,6 @@ from apps.kit.host import Outcome
 from apps.kit.operation import Operation
 from apps.kit.trajectory import Step, Surface
 
-
 MAX_FOLLOW_UP_DEPTH = 3
 
 

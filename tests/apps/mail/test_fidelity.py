@@ -4,7 +4,6 @@ import pytest
 from factories import make_world, message
 from surfaces import call
 
-
 EXTRA = {
     "board/1.eml": message("b1@small.test", "Ravi Patel <ravi@small.test>", "dana@small.test",
                            "Board deck draft", "Fri, 13 Mar 2026 09:00:00 -0400",
