@@ -10,6 +10,7 @@ error instead of running. Criteria (SUMIF ...) read as spreadsheets read them: `
 
 from __future__ import annotations
 
+import operator
 import re
 from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
@@ -52,7 +53,16 @@ class Area:
         return self.sheet.cell(self.r1 + i, self.c1 + j)
 
     def rows(self) -> list[list["Value"]]:
-        return [[self.sheet.cell(r, c) for c in range(self.c1, self.c2 + 1)] for r in range(self.r1, self.r2 + 1)]
+        # Every cell an area reads is already final (dependencies come first), so one read per range serves
+        # every formula that uses it: a column of SUMIFs over the same rows reads them once.
+        key = (self.r1, self.c1, self.r2, self.c2)
+        found = self.sheet.areas.get(key)
+        if found is None:
+            self.sheet.saw_cycle = False
+            found = [[self.sheet.cell(r, c) for c in range(self.c1, self.c2 + 1)] for r in range(self.r1, self.r2 + 1)]
+            if not self.sheet.saw_cycle:  # a cell read mid-cycle is not its final value: read it again next time
+                self.sheet.areas[key] = found
+        return found
 
     def flat(self) -> list["Value"]:
         return [v for row in self.rows() for v in row]
@@ -122,13 +132,15 @@ def _rank(value) -> tuple:
     return (0, value)
 
 
+_OPS = {"=": operator.eq, "<>": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
 def compare(op: str, a, b) -> bool:
     if a is None:
         a = "" if isinstance(b, str) else False if isinstance(b, bool) else 0.0
     if b is None:
         b = "" if isinstance(a, str) else False if isinstance(a, bool) else 0.0
-    x, y = _rank(a), _rank(b)
-    return {"=": x == y, "<>": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[op]
+    return _OPS[op](_rank(a), _rank(b))
 
 
 def binary(op: str, left, right) -> Value:
@@ -184,7 +196,8 @@ def criterion(spec) -> callable:
     from apps.docs.formulas import parse_number
     wanted = parse_number(operand)
     if wanted is not None:
-        return lambda v: isinstance(v, (float, bool)) and not isinstance(v, bool) and compare(op, v, wanted)
+        test = _OPS[op]
+        return lambda v: isinstance(v, float) and test(v, wanted)
     if operand == "":
         return lambda v: (v is None or v == "") if op == "=" else (v is not None and v != "")
     if op in ("=", "<>") and any(ch in operand for ch in "*?"):

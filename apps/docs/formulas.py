@@ -202,6 +202,9 @@ class Sheet:
         self._done: dict[tuple[int, int], Value] = {}
         self._steps: dict[tuple[int, int], list[tuple] | FormulaError] = {}
         self._busy: set[tuple[int, int]] = set()
+        self.areas: dict[tuple[int, int, int, int], list[list[Value]]] = {}  # values of ranges read so far
+        self.saw_cycle = False
+        self._filled: dict[tuple[int, int, int, int], list[tuple[int, int]]] = {}
 
     def value(self, row: int, col: int) -> Value:
         """The cell's value (number, text, bool, date, None when empty), or the ``FormulaError`` it shows."""
@@ -242,12 +245,18 @@ class Sheet:
         return found
 
     def _cells_in(self, r1: int, c1: int, r2: int, c2: int) -> list[tuple[int, int]]:
-        size = (r2 - r1 + 1) * (c2 - c1 + 1)
-        if size > MAX_RANGE:
-            return []
-        if size <= len(self.inputs):
-            return [(r, c) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1) if (r, c) in self.inputs]
-        return [k for k in self.inputs if r1 <= k[0] <= r2 and c1 <= k[1] <= c2]
+        """The filled cells of a range (a range used by many formulas is looked up once)."""
+        key = (r1, c1, r2, c2)
+        if key not in self._filled:
+            size = (r2 - r1 + 1) * (c2 - c1 + 1)
+            if size > MAX_RANGE:
+                found = []
+            elif size <= len(self.inputs):
+                found = [(r, c) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1) if (r, c) in self.inputs]
+            else:
+                found = [k for k in self.inputs if r1 <= k[0] <= r2 and c1 <= k[1] <= c2]
+            self._filled[key] = found
+        return self._filled[key]
 
     def _compute(self, key) -> Value:
         steps = self._compiled(key)
@@ -267,6 +276,7 @@ class Sheet:
         if key in self._done:
             return self._done[key]
         if key in self._busy:
+            self.saw_cycle = True
             return FormulaError("#REF!", f"circular dependency detected at {ref_name(row, col)}")
         if key not in self.inputs:
             return None

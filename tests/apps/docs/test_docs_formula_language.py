@@ -57,6 +57,11 @@ def test_chains_and_nesting_need_no_recursion_and_cycles_show_ref():
     assert found.code == "#REF!" and "circular" in found.detail
 
 
+def test_ranges_are_read_once_but_never_mid_cycle():
+    sheet = Sheet({(1, 1): "=IF(TRUE, 1, SUM(A1:A2))", (2, 1): "2", (1, 2): "=SUM(A1:A2)", (2, 2): "=SUM(A1:A2)*2"})
+    assert sheet.value(1, 1) == 1 and sheet.value(1, 2) == 3 and sheet.value(2, 2) == 6
+
+
 def _sheet_over_rest(api, episode, cells):
     made = call(api, episode, "docs", "create_spreadsheet", name="Pipeline")
     assert made.status_code == 200, made.text
