@@ -110,6 +110,7 @@ def _load_message(root: Path, path: Path, problems: list[str]) -> MailMessage | 
         subject=_text(msg["Subject"]), date=date,
         in_reply_to=_text(msg["In-Reply-To"]).strip() if msg["In-Reply-To"] else None,
         references=_text(msg["References"] or "").split(),
+        list_id=_text(msg["List-Id"]).strip() if msg["List-Id"] else None,
         body_text=plain, body_html=html,
         attachments=_attachments(root, where, lines, msg, problems),
         draft=str(msg["X-Draft"] or "").lower() in ("yes", "true", "1"),

@@ -85,6 +85,7 @@ class MailMessage(Strict):
     date: datetime
     in_reply_to: str | None = None
     references: list[str] = Field(default_factory=list)
+    list_id: str | None = None
     body_text: str
     body_html: str | None = None
     attachments: list[Attachment] = Field(default_factory=list)

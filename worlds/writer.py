@@ -140,6 +140,8 @@ def format_message(m: MailMessage) -> bytes:
         headers.append(("In-Reply-To", m.in_reply_to))
     if m.references:
         headers.append(("References", " ".join(m.references)))
+    if m.list_id:
+        headers.append(("List-Id", _header(m.list_id)))
     headers += [("X-Attachment", _header(a.filename)) for a in m.attachments]
     if m.draft:
         headers.append(("X-Draft", "yes"))

@@ -4,7 +4,7 @@ list views."""
 
 from pathlib import Path
 
-from apps.crm import activities, leads, models, operations, selling, service, views
+from apps.crm import activities, leads, models, operations, recycle, selling, service, views
 from apps.crm.seed import seed
 from apps.kit import App, OperationSet
 
@@ -12,7 +12,8 @@ APP = App(
     name="crm",
     title="CRM",
     operations=(OperationSet("crm").include(operations.ops).include(leads.ops).include(selling.ops)
-                .include(service.ops).include(activities.ops).include(views.ops)),
+                .include(service.ops).include(activities.ops).include(views.ops)
+                .include(recycle.ops)),
     tables=models.TABLES,
     seed=seed,
     source_dir=Path(__file__).parent,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timezone
 
-from sqlmodel import select
+from sqlmodel import and_, or_, select
 
 from apps.crm import models as m
 from apps.crm import schemas as s
@@ -37,16 +37,23 @@ def _utc(moment: datetime, field: str) -> datetime:
 def list_activities(ctx: Ctx, related_object: ParentObject, related_id: int) -> s.Activities:
     """List the tasks, events and notes on a record, oldest first.
 
+    An account's list also holds what was logged on its contacts, opportunities and cases, as
+    Salesforce's related lists roll them up; each item's related_object and related_id say where.
+
     Args:
         related_object: The kind of record.
         related_id: Id of the record.
     """
     _parent(ctx, related_object, related_id)
+    parents = [(related_object, related_id)]
+    if related_object == "Account":
+        for obj, table in (("Contact", m.Contact), ("Opportunity", m.Opportunity), ("Case", m.Case)):
+            parents += [(obj, i) for i in ctx.session.exec(select(table.id).where(table.account_id == related_id))]
 
     def rows(table):
+        wanted = or_(*[and_(table.related_object == obj, table.related_id == i) for obj, i in parents])
         return [store.activity(r) for r in ctx.session.exec(
-            select(table).where(table.related_object == related_object, table.related_id == related_id)
-            .order_by(table.created_at, table.id))]
+            select(table).where(wanted).order_by(table.created_at, table.id))]
 
     return s.Activities(tasks=rows(m.Task), events=rows(m.Event), notes=rows(m.Note))
 

@@ -149,7 +149,27 @@ class Note(Record, table=True):
     body: str = ""
 
 
-TABLES = [Account, Contact, Lead, Opportunity, OpportunityHistory, Case, Task, Event, Note]
+class Deleted(SQLModel, table=True):
+    """A record in the recycle bin: its row as JSON, so that restoring puts back the same id and values.
+
+    Records deleted with another (an account's contacts, opportunities and cases, and every
+    deleted record's activities) point at that one's bin entry in ``group_id``; links that deleting
+    had to clear (a child account's parent, a case's contact) are kept in ``cleared`` to put back.
+    """
+
+    __tablename__ = "crm_recycle_bin"
+    id: int | None = Field(default=None, primary_key=True)
+    object: str = Field(index=True)
+    record_id: int = Field(index=True)
+    name: str = ""
+    data: str
+    group_id: int | None = Field(default=None, index=True)
+    cleared: str = "[]"
+    deleted_by: str
+    deleted_at: datetime
+
+
+TABLES = [Account, Contact, Lead, Opportunity, OpportunityHistory, Case, Task, Event, Note, Deleted]
 OBJECTS: dict[str, type[Record]] = {
     "Account": Account, "Contact": Contact, "Lead": Lead, "Opportunity": Opportunity,
     "Case": Case, "Task": Task, "Event": Event, "Note": Note,

@@ -31,7 +31,10 @@ _TOKEN = re.compile(r"""\s*(?:
 )""", re.VERBOSE)
 _COMPARE = {"=": "=", "!=": "!=", "<>": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 MAX_LIMIT = 2000
+MAX_OFFSET = 2000  # Salesforce's own ceiling
 DEFAULT_LIMIT = 200
+MAX_DEPTH = 100  # nested parentheses and NOTs; deeper is refused, never a crash
+_SQL_INT = 2 ** 63
 
 
 def _bad(message: str) -> Invalid:
@@ -68,6 +71,7 @@ class Parser:
         self.tokens = tokenize(text)
         self.pos = 0
         self.today = today
+        self.depth = 0
 
     def peek(self, *words: str) -> bool:
         if self.pos >= len(self.tokens):
@@ -97,7 +101,7 @@ class Parser:
         if self.peek("ORDER"):
             self._order()
         self.out.limit = self._number("LIMIT", DEFAULT_LIMIT, MAX_LIMIT)
-        self.out.offset = self._number("OFFSET", 0, None)
+        self.out.offset = self._number("OFFSET", 0, MAX_OFFSET)
         if self.pos < len(self.tokens):
             raise _bad(f"unexpected {self.tokens[self.pos][1]!r}")
         return self.out
@@ -141,14 +145,24 @@ class Parser:
         return parts[0] if len(parts) == 1 else "(" + " and ".join(parts) + ")"
 
     def _term(self) -> str:
-        if self.peek("NOT"):
+        nots = 0
+        while self.peek("NOT"):  # a loop, not recursion: NOT NOT NOT ... of any length
             self.take()
-            return f"(not {self._term()})"
-        if self.peek("("):
-            self.take()
-            inner = self._or()
-            self.take(")")
-            return inner
+            nots += 1
+        inner = self._group() if self.peek("(") else self._comparison()
+        return f"(not {inner})" if nots % 2 else inner
+
+    def _group(self) -> str:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _bad(f"parentheses are nested more than {MAX_DEPTH} deep")
+        self.take("(")
+        inner = self._or()
+        self.take(")")
+        self.depth -= 1
+        return inner
+
+    def _comparison(self) -> str:
         kind, name = self.take()
         if kind != "word":
             raise _bad(f"expected a field name but found {name!r}")
@@ -189,19 +203,45 @@ class Parser:
         kind, raw = self.take()
         if like and kind != "str":
             raise _bad(f"LIKE on {q.name} needs a quoted pattern, e.g. '%acme%'")
-        if kind == "str":
-            return re.sub(r"\\(.)", r"\1", raw[1:-1])
-        if kind == "num":
-            return float(raw) if "." in raw else int(raw)
-        if kind == "date":
-            return raw
-        if kind == "datetime":
-            moment = datetime.fromisoformat(raw.replace("Z", "+00:00")).astimezone(timezone.utc)
-            return moment.strftime("%Y-%m-%d %H:%M:%S.%f")
         words = {"TRUE": 1, "FALSE": 0, "NULL": None, "TODAY": self.today.isoformat()}
         if kind == "word" and raw.upper() in words:
-            return words[raw.upper()]
-        raise _bad(f"expected a value for {q.name} but found {raw!r}; quote text values: '{raw}'")
+            return self._typed(q, raw.upper(), words[raw.upper()])
+        if kind not in ("str", "num", "date", "datetime"):
+            raise _bad(f"expected a value for {q.name} but found {raw!r}; quote text values: '{raw}'")
+        if kind == "str":
+            return self._typed(q, "str", re.sub(r"\\(.)", r"\1", raw[1:-1]), like)
+        return self._typed(q, kind, getattr(self, f"_{kind}")(q, raw))
+
+    def _typed(self, q: f.QField, kind: str, value, like: bool = False):
+        """Refuse a value of the wrong type for the field, as Salesforce does, naming the field."""
+        fits = {"number": ("num",), "bool": ("TRUE", "FALSE"), "date": ("date", "TODAY"),
+                "datetime": ("datetime", "date", "TODAY"), "text": ("str", "num")}[q.kind]
+        if kind != "NULL" and kind not in fits and not like:
+            shown = {"str": "text", "num": "a number", "date": "a date", "datetime": "a date and time",
+                     "TRUE": "TRUE", "FALSE": "FALSE", "TODAY": "TODAY"}[kind]
+            raise _bad(f"{q.name} is a {q.kind} field and cannot be compared with {shown}")
+        if like and q.kind != "text":
+            raise _bad(f"LIKE needs a text field; {q.name} is a {q.kind} field")
+        return value
+
+    def _num(self, q: f.QField, raw: str):
+        value = None if len(raw) > 40 else float(raw) if "." in raw else int(raw)
+        if value is None or not abs(value) < _SQL_INT:
+            raise _bad(f"the number {raw[:20]}{'...' if len(raw) > 20 else ''} for {q.name} is out of range")
+        return value
+
+    def _date(self, q: f.QField, raw: str) -> str:
+        try:
+            return date.fromisoformat(raw).isoformat()
+        except ValueError:
+            raise _bad(f"{raw} is not a date for {q.name} (YYYY-MM-DD, a real day of a real month)") from None
+
+    def _datetime(self, q: f.QField, raw: str) -> str:
+        try:
+            moment = datetime.fromisoformat(raw.replace("Z", "+00:00")).astimezone(timezone.utc)
+        except ValueError:
+            raise _bad(f"{raw} is not a date and time for {q.name} (e.g. 2026-03-20T15:00:00Z)") from None
+        return moment.strftime("%Y-%m-%d %H:%M:%S.%f")
 
     def _bind(self, sql: str, *values) -> str:
         self.out.params.extend(values)
@@ -218,13 +258,13 @@ class Parser:
                 break
             self.take()
 
-    def _number(self, word: str, default: int, most: int | None) -> int:
+    def _number(self, word: str, default: int, most: int) -> int:
         if not self.peek(word):
             return default
         self.take()
         kind, raw = self.take()
-        if kind != "num" or "." in raw or int(raw) < 0 or (most is not None and int(raw) > most):
-            raise _bad(f"{word} takes a whole number{f' up to {most}' if most else ''}, not {raw!r}")
+        if kind != "num" or "." in raw or len(raw) > 12 or int(raw) < 0 or int(raw) > most:
+            raise _bad(f"{word} takes a whole number from 0 to {most}, not {raw[:20]!r}")
         return int(raw)
 
 

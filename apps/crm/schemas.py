@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime, timezone
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
@@ -177,7 +177,8 @@ class SearchHit(Public):
 
 class QueryResult(Public):
     object: str
-    total_size: int = Field(description="How many records match, before LIMIT and OFFSET")
+    total_size: int = Field(description="How many records came back (Salesforce's totalSize; for COUNT(), the count)")
+    matching: int = Field(0, description="How many records match, before LIMIT and OFFSET")
     records: list[dict[str, Any]]
 
 
@@ -207,3 +208,23 @@ class User(Public):
     title: str
     team: str
     manager: str | None
+
+
+ActivityObject = Literal["Task", "Event", "Note"]
+AnyObject = Literal["Account", "Contact", "Lead", "Opportunity", "Case", "Task", "Event", "Note"]
+
+
+class RecordRef(Public):
+    object: str
+    id: int
+
+
+class DeletedRecord(Public):
+    """A record in the recycle bin (or just taken out of it)."""
+
+    object: str
+    id: int = Field(description="The id it had and gets back on restore")
+    name: str
+    deleted_by: str
+    deleted_at: Time
+    deleted_with_it: list[RecordRef] = Field(description="Records deleted with it, restored with it")

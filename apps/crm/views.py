@@ -79,7 +79,8 @@ def query(ctx: Ctx, soql: str) -> s.QueryResult:
     [WHERE field op value [AND|OR ...]] [ORDER BY field [ASC|DESC], ...] [LIMIT n] [OFFSET n].
     Operators: = != < <= > >= LIKE IN NOT IN; values: 'text', numbers, YYYY-MM-DD, TRUE, FALSE, NULL,
     TODAY. Field names are ours (close_date) or Salesforce's (CloseDate, StageName, Account.Name).
-    Without LIMIT, at most 200 records come back; total_size counts them all.
+    Without LIMIT, at most 200 records come back. total_size counts the records that came back (as
+    Salesforce's totalSize does; for COUNT() it is the count); matching counts every match.
 
     Args:
         soql: The query, e.g. "SELECT name, amount FROM Opportunity WHERE stage = 'Proposal' ORDER BY amount DESC".
@@ -89,13 +90,13 @@ def query(ctx: Ctx, soql: str) -> s.QueryResult:
     base = f"from {m.OBJECTS[q.object].__tablename__} t where {q.where}"
     total = _conn(ctx).execute(f"select count(*) {base}", q.params).fetchone()[0]
     if q.count_only:
-        return s.QueryResult(object=q.object, total_size=total, records=[])
+        return s.QueryResult(object=q.object, total_size=total, matching=total, records=[])
     order = ", ".join([*q.order, "t.id asc"])
     columns = ", ".join(f.sql for f in q.select)
     rows = _conn(ctx).execute(f"select {columns} {base} order by {order} limit ? offset ?",
                               [*q.params, q.limit, q.offset]).fetchall()
     records = [{f.name: _cell(v, f.kind) for f, v in zip(q.select, row)} for row in rows]
-    return s.QueryResult(object=q.object, total_size=total, records=records)
+    return s.QueryResult(object=q.object, total_size=len(records), matching=total, records=records)
 
 
 def _owner_filter(ctx: Ctx, owner: str | None) -> str | None:

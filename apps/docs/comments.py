@@ -1,10 +1,15 @@
 """Docs operations for discussion: comments anchored to a passage, replies, resolve and reopen.
 
 As in Docs, commenters and above may read and write comments; viewers see none. Writing
-``@dana@acme.test`` (or ``@dana``) in a comment mentions that person of the organisation.
+``@dana@acme.test`` (or ``@dana``, or Docs's ``+dana@acme.test`` / ``+dana``) in a comment mentions
+that person of the organisation. Each person mentioned (other than the author) is sent a notification
+by mail, through the mail app's ``send`` as the author, in the same episode (``Ctx.then``); one who
+cannot open the file is named in the result's ``mentioned_without_access`` so that it can be shared.
 """
 
 from __future__ import annotations
+
+import re
 
 from sqlmodel import select
 
@@ -15,6 +20,8 @@ from apps.kit import Conflict, Ctx, Invalid, NotFound, OperationSet
 from worlds.docs import MENTION
 
 ops = OperationSet("docs")
+# Docs's "+" form; a "+word" that is nobody (like "+1") is just text, unlike an "@name" that is nobody.
+_PLUS = re.compile(r"(?<![\w.@+])\+([A-Za-z][A-Za-z0-9._%-]*(?:@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)?)")
 
 
 def resolve_mentions(text: str, people) -> tuple[list[str], list[str]]:
@@ -25,6 +32,13 @@ def resolve_mentions(text: str, people) -> tuple[list[str], list[str]]:
         raw = raw.rstrip(".").lower()
         address = raw if raw in people else by_local.get(raw)
         (found if address else unknown).append(address or raw)
+    for raw in _PLUS.findall(text):
+        raw = raw.rstrip(".").lower()
+        address = raw if raw in people else by_local.get(raw)
+        if address:
+            found.append(address)
+        elif "@" in raw:
+            unknown.append(raw)
     return list(dict.fromkeys(found)), unknown
 
 
@@ -46,6 +60,25 @@ def _add(ctx: Ctx, item_id: int, text: str, quote: str | None = None, parent_id:
     for person in mentions_in(ctx, text):
         ctx.session.add(m.Mention(comment_id=comment.id, person=person))
     return comment
+
+
+def notify(ctx: Ctx, item: m.Item, comment: m.Comment) -> list[str]:
+    """Mail each person the comment mentions; returns those of them who cannot open the file."""
+    author = ctx.world.people_by_email().get(ctx.actor)
+    name = author.name if author else ctx.actor
+    without = []
+    for person in _mentions(ctx, comment.id):
+        if person == ctx.actor:
+            continue
+        if access.role_of(ctx.session, item, person) is None:
+            without.append(person)
+        note = ("" if person not in without else
+                f"\n\nYou do not have access to {item.name!r} yet; ask {ctx.actor} to share it with you.")
+        quoted = f"\n\n> {comment.quote}" if comment.quote else ""
+        ctx.peers.request("mail", "send", to=[person], subject=f"{item.name} - {name} mentioned you in a comment",
+                 body=f"{name} mentioned you in a comment in {item.name!r} (file {item.id}):{quoted}\n\n"
+                      f"{comment.body}{note}")
+    return without
 
 
 def _mentions(ctx: Ctx, comment_id: int) -> list[str]:
@@ -109,7 +142,7 @@ def add_comment(ctx: Ctx, file_id: int, text: str, quote: str | None = None) -> 
         raise Invalid(f"quote: the passage {quote[:80]!r} does not appear in {item.name!r}", field="quote")
     comment = _add(ctx, item.id, text, quote=quote)
     store.touch(ctx, item, edited=False)
-    return result(ctx, comment)
+    return result(ctx, comment).model_copy(update={"mentioned_without_access": notify(ctx, item, comment)})
 
 
 @ops.write
@@ -121,11 +154,11 @@ def reply_to_comment(ctx: Ctx, comment_id: int, text: str) -> s.Comment:
         text: The reply; '@' and a person's address mentions them.
     """
     root, item = _thread(ctx, comment_id, "reply to a comment")
-    _add(ctx, item.id, text, parent_id=root.id)
+    reply = _add(ctx, item.id, text, parent_id=root.id)
     root.resolved, root.resolved_by, root.resolved_at = False, None, None
     ctx.session.add(root)
     store.touch(ctx, item, edited=False)
-    return result(ctx, root)
+    return result(ctx, root).model_copy(update={"mentioned_without_access": notify(ctx, item, reply)})
 
 
 def _set_resolved(ctx: Ctx, comment_id: int, resolved: bool) -> s.Comment:

@@ -86,7 +86,7 @@ def replace_in_document(ctx: Ctx, file_id: int, find: str, replace_with: str, re
 def spreadsheet(ctx: Ctx, item: m.Item, role: str, bounds=None) -> s.Spreadsheet:
     grid = sheets.load(ctx.session, item.id)
     bounds = bounds or sheets.used_range(grid)
-    rows, cells = sheets.evaluate(grid, bounds)
+    rows, cells = sheets.evaluate(grid, bounds, (ctx.now, ctx.world.timezone))
     return s.Spreadsheet(file=store.summary(ctx.session, item, ctx.actor, role), range=sheets.range_name(*bounds),
                          rows=rows, cells=cells, revision=store.current_revision(ctx.session, item.id) or 0)
 
@@ -109,7 +109,7 @@ def get_spreadsheet(ctx: Ctx, file_id: int, range: str | None = None) -> s.Sprea
 
 
 def _save_grid(ctx: Ctx, item: m.Item, role: str, grid: sheets.Grid) -> s.Spreadsheet:
-    sheets.save(ctx.session, item, grid)
+    sheets.save(ctx.session, item, grid, (ctx.now, ctx.world.timezone))
     store.touch(ctx, item)
     store.add_revision(ctx.session, item, ctx.actor, ctx.now, sheets.to_json(grid))
     return spreadsheet(ctx, item, role)

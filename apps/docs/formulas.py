@@ -1,34 +1,39 @@
-"""Spreadsheet cells and formulas: A1 references, and a small safe evaluator (no ``eval``).
+"""Spreadsheet cells and formulas: A1 references, and a safe evaluator (no ``eval``, no recursion).
 
-Formulas: numbers, "text", cell references (A1, $B$2), ranges (A1:C3) inside functions,
-SUM AVERAGE MIN MAX COUNT ROUND ABS, + - * / with the usual precedence, unary minus, parentheses.
-Errors read as spreadsheets show them: #REF! (a reference off the sheet, or a circular
-dependency), #DIV/0!, #NAME? (unknown function or name), #VALUE! (text in arithmetic),
-#ERROR! (a formula that does not parse). An error in a referenced cell spreads to its dependants.
+A formula is parsed by shunting-yard into postfix and run on a value stack, so 5,000 nested
+parentheses are just a deep stack, not deep Python calls. Cells are evaluated in dependency order
+by an explicit depth-first walk, so a chain of thousands of cells needs no recursion either; a
+dependency back onto a cell still being evaluated is a cycle and shows ``#REF!``.
+
+Operators (Excel's precedence): ``:`` ranges, unary ``-``, ``%``, ``^``, ``* /``, ``+ -``, ``&``,
+``= <> < <= > >=``. The functions are in ``formula_functions.py``. Errors read as spreadsheets show
+them: #REF! (off the sheet, or circular), #DIV/0!, #NAME? (unknown function or name), #VALUE!
+(wrong type), #N/A (nothing found), #NUM!, #ERROR! (a formula that does not parse). An error in a
+referenced cell spreads to its dependants; IF and IFERROR pass over errors they do not choose.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from typing import Callable, Union
+from datetime import datetime, timezone
+
+from apps.docs.formula_functions import FUNCTIONS, LAZY, Area, DateValue, FormulaError, Value, binary, scalar
+
+__all__ = ["FormulaError", "Sheet", "parse_number", "parse_ref", "ref_name", "col_name", "Value"]
 
 MAX_ROWS = 10_000
 MAX_COLS = 702  # A..ZZ
+MAX_RANGE = 100_000
 
 _REF = re.compile(r"^\$?([A-Za-z]{1,3})\$?(\d+)$")
 _NUMBER = re.compile(r"^\s*(-?)\$?((\d{1,3}(,\d{3})+|\d+)(\.\d*)?|\.\d+)\s*(%?)\s*$")
-_TOKEN = re.compile(r'\s*(?:(\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+)|("(?:[^"]|"")*")|(\$?[A-Za-z]+\$?\d+(?::\$?[A-Za-z]+\$?\d+)?)'
-                    r"|([A-Za-z_][A-Za-z0-9_.]*)|([-+*/(),:]))")
-
-Value = Union[float, str, None]
-
-
-class FormulaError(Exception):
-    """An error value: ``code`` is what the cell shows, ``detail`` says why."""
-
-    def __init__(self, code: str, detail: str):
-        super().__init__(detail)
-        self.code, self.detail = code, detail
+_DATE = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})\s*$")
+_TOKEN = re.compile(r'\s*(?:(\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+)|("(?:[^"]|"")*")'
+                    r"|(\$?[A-Za-z]+\$?\d+(?::\$?[A-Za-z]+\$?\d+)?)|([A-Za-z_][A-Za-z0-9_.]*)"
+                    r"|(<=|>=|<>|[-+*/^&%=<>(),:]))")
+_BINARY = {"=": 1, "<>": 1, "<": 1, "<=": 1, ">": 1, ">=": 1, "&": 2, "+": 3, "-": 3, "*": 4, "/": 4, "^": 5}
+_NEG = 6
 
 
 def parse_ref(ref: str) -> tuple[int, int] | None:
@@ -61,8 +66,25 @@ def parse_number(text: str) -> float | None:
     if not match:
         return None
     number = float(match.group(2).replace(",", ""))
+    if not math.isfinite(number):
+        return None
     number = -number if match.group(1) else number
     return number / 100 if match.group(6) else number
+
+
+def literal(text: str) -> Value:
+    """What a typed (non-formula) cell holds: a number, a date typed as YYYY-MM-DD, or text."""
+    if text == "":
+        return None
+    number = parse_number(text)
+    if number is not None:
+        return number
+    if _DATE.match(text):
+        try:
+            return DateValue.of(datetime.strptime(text.strip(), "%Y-%m-%d").date())
+        except ValueError:
+            return text
+    return text
 
 
 def _tokens(formula: str) -> list[str]:
@@ -78,206 +100,228 @@ def _tokens(formula: str) -> list[str]:
     return out
 
 
-class _Parser:
-    """Recursive descent over tokens into nested tuples: ('num', x) ('str', s) ('ref', r, c)
-    ('range', r1, c1, r2, c2) ('neg', e) ('bin', op, a, b) ('call', NAME, [args]) ('name', n)."""
+def _atom(token: str) -> tuple:
+    if token[0].isdigit() or token[0] == ".":
+        number = float(token)
+        return ("val", number if math.isfinite(number) else FormulaError("#NUM!", f"{token[:20]}... is too large"))
+    if token[0] == '"':
+        return ("val", token[1:-1].replace('""', '"'))
+    if ":" in token:
+        start, end = (parse_ref(part) for part in token.split(":"))
+        if start is None or end is None:
+            return ("bad", token)
+        return ("area", min(start[0], end[0]), min(start[1], end[1]), max(start[0], end[0]), max(start[1], end[1]))
+    if _REF.match(token):
+        place = parse_ref(token)
+        return ("area", *place, *place) if place else ("bad", token)
+    if token.upper() in ("TRUE", "FALSE"):
+        return ("val", token.upper() == "TRUE")
+    return ("name", token)
 
-    def __init__(self, formula: str):
-        self.tokens, self.pos = _tokens(formula), 0
 
-    def parse(self):
-        if not self.tokens:
-            raise FormulaError("#ERROR!", "the formula is empty")
-        tree = self._expr()
-        if self.pos != len(self.tokens):
-            raise FormulaError("#ERROR!", f"unexpected {self.tokens[self.pos]!r}")
-        return tree
+def compile_formula(formula: str) -> list[tuple]:
+    """A formula (without its '=') as postfix steps, by shunting-yard: no recursion at any depth."""
+    tokens = _tokens(formula)
+    if not tokens:
+        raise FormulaError("#ERROR!", "the formula is empty")
+    out: list[tuple] = []
+    stack: list[list] = []  # ["op", sym, precedence] | ["(", None] | ["fn", NAME, argc]
+    prev = "start"  # what came last: start, value, op, open, comma
+    for i, token in enumerate(tokens):
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        if prev == "call":
+            if token != "(":
+                raise FormulaError("#ERROR!", f"expected '(' after a function name, found {token!r}")
+            prev = "open"
+        elif token == "(" or (token[0].isalpha() and after == "(" and ":" not in token):
+            if prev == "value":
+                raise FormulaError("#ERROR!", f"unexpected {token!r}")
+            stack.append(["(", None, 0] if token == "(" else ["fn", token.upper(), 0])
+            prev = "open" if token == "(" else "call"
+        elif token in (",", ")"):
+            _close(token, out, stack, prev)
+            prev = "comma" if token == "," else "value"
+        elif token == "%" and prev == "value":
+            out.append(("pct",))
+        elif token in ("+", "-") and prev != "value":
+            if token == "-":
+                stack.append(["op", "neg", _NEG])
+        elif token in _BINARY:
+            if prev != "value":
+                raise FormulaError("#ERROR!", f"unexpected {token!r}")
+            while stack and stack[-1][0] == "op" and stack[-1][2] >= _BINARY[token]:
+                out.append(_step(stack.pop()))
+            stack.append(["op", token, _BINARY[token]])
+            prev = "op"
+        else:
+            if prev in ("value", "call"):
+                raise FormulaError("#ERROR!", f"unexpected {token!r}")
+            out.append(_atom(token))
+            prev = "value"
+    if prev != "value":
+        raise FormulaError("#ERROR!", "the formula ends too early")
+    while stack:
+        top = stack.pop()
+        if top[0] != "op":
+            raise FormulaError("#ERROR!", "a '(' is never closed")
+        out.append(_step(top))
+    return out
 
-    def _peek(self) -> str | None:
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
 
-    def _take(self) -> str:
-        token = self._peek()
-        if token is None:
-            raise FormulaError("#ERROR!", "the formula ends too early")
-        self.pos += 1
-        return token
+def _step(entry: list) -> tuple:
+    return ("neg",) if entry[1] == "neg" else ("bin", entry[1])
 
-    def _expr(self):
-        tree = self._term()
-        while self._peek() in ("+", "-"):
-            tree = ("bin", self._take(), tree, self._term())
-        return tree
 
-    def _term(self):
-        tree = self._unary()
-        while self._peek() in ("*", "/"):
-            tree = ("bin", self._take(), tree, self._unary())
-        return tree
-
-    def _unary(self):
-        if self._peek() in ("-", "+"):
-            return ("neg", self._unary()) if self._take() == "-" else self._unary()
-        return self._atom()
-
-    def _atom(self):
-        token = self._take()
-        if token == "(":
-            tree = self._expr()
-            if self._take() != ")":
-                raise FormulaError("#ERROR!", "a '(' is never closed")
-            return tree
-        if token[0].isdigit() or token[0] == ".":
-            return ("num", float(token))
-        if token[0] == '"':
-            return ("str", token[1:-1].replace('""', '"'))
-        if ":" in token:
-            start, end = (parse_ref(part) for part in token.split(":"))
-            if start is None or end is None:
-                return ("bad", token)
-            return ("range", min(start[0], end[0]), min(start[1], end[1]), max(start[0], end[0]), max(start[1], end[1]))
-        if self._peek() == "(":
-            return self._call(token.upper())
-        if _REF.match(token):
-            place = parse_ref(token)
-            return ("ref", *place) if place else ("bad", token)
-        if token.upper() in ("TRUE", "FALSE"):
-            return ("num", 1.0 if token.upper() == "TRUE" else 0.0)
-        if re.match(r"^[A-Za-z_]", token):
-            return ("name", token)
+def _close(token: str, out: list, stack: list, prev: str) -> None:
+    while stack and stack[-1][0] == "op":
+        out.append(_step(stack.pop()))
+    if not stack:
         raise FormulaError("#ERROR!", f"unexpected {token!r}")
-
-    def _call(self, name: str):
-        self._take()
-        args = []
-        if self._peek() == ")":
-            self._take()
-            return ("call", name, args)
-        while True:
-            args.append(self._expr())
-            token = self._take()
-            if token == ")":
-                return ("call", name, args)
-            if token != ",":
-                raise FormulaError("#ERROR!", f"expected ',' or ')' in {name}(), found {token!r}")
-
-
-def _aggregate(name: str, numbers: list[float]) -> float:
-    if name == "SUM":
-        return sum(numbers)
-    if name == "COUNT":
-        return float(len(numbers))
-    if not numbers:
-        if name == "AVERAGE":
-            raise FormulaError("#DIV/0!", "AVERAGE of no numbers")
-        return 0.0
-    return {"AVERAGE": lambda v: sum(v) / len(v), "MIN": min, "MAX": max}[name](numbers)
+    top = stack[-1]
+    if token == "," and top[0] != "fn":
+        raise FormulaError("#ERROR!", "',' outside a function's arguments")
+    if prev in ("comma", "open") and not (token == ")" and prev == "open"):
+        raise FormulaError("#ERROR!", f"an argument of {top[1] or 'a group'} is empty")
+    if token == ",":
+        top[2] += 1
+        return
+    stack.pop()
+    if top[0] == "fn":
+        out.append(("call", top[1], top[2] + (0 if prev == "open" else 1)))
+    elif prev == "open":
+        raise FormulaError("#ERROR!", "empty parentheses")
 
 
 class Sheet:
-    """The typed inputs of one sheet, evaluated on demand with memoisation and cycle detection."""
+    """The typed inputs of one sheet, evaluated on demand, each cell once, in dependency order."""
 
-    def __init__(self, inputs: dict[tuple[int, int], str]):
+    def __init__(self, inputs: dict[tuple[int, int], str], now: datetime | None = None, tz: str = "UTC"):
         self.inputs = inputs
-        self._done: dict[tuple[int, int], Value | FormulaError] = {}
+        self.now = now or datetime(1970, 1, 1, tzinfo=timezone.utc)
+        self.tz = tz
+        self._done: dict[tuple[int, int], Value] = {}
+        self._steps: dict[tuple[int, int], list[tuple] | FormulaError] = {}
         self._busy: set[tuple[int, int]] = set()
+        self.areas: dict[tuple[int, int, int, int], list[list[Value]]] = {}  # values of ranges read so far
+        self.saw_cycle = False
+        self._filled: dict[tuple[int, int, int, int], list[tuple[int, int]]] = {}
 
-    def value(self, row: int, col: int) -> Value | FormulaError:
-        """The cell's value (number, text or None when empty), or the error it shows."""
+    def value(self, row: int, col: int) -> Value:
+        """The cell's value (number, text, bool, date, None when empty), or the ``FormulaError`` it shows."""
+        start = (row, col)
+        todo = [(start, False)]
+        while todo:
+            key, ready = todo.pop()
+            if key in self._done or (key in self._busy and not ready):
+                continue
+            if ready:
+                self._done[key] = self._compute(key)
+                self._busy.discard(key)
+                continue
+            self._busy.add(key)
+            todo.append((key, True))
+            todo.extend((d, False) for d in self._dependencies(key) if d not in self._done and d not in self._busy)
+        return self._done[start]
+
+    def _compiled(self, key) -> list[tuple] | FormulaError | None:
+        text = self.inputs.get(key, "")
+        if not text.startswith("=") or len(text) == 1:
+            return None
+        if key not in self._steps:
+            try:
+                self._steps[key] = compile_formula(text[1:])
+            except FormulaError as exc:
+                self._steps[key] = exc
+        return self._steps[key]
+
+    def _dependencies(self, key) -> list[tuple[int, int]]:
+        steps = self._compiled(key)
+        if not isinstance(steps, list):
+            return []
+        found = []
+        for step in steps:
+            if step[0] == "area":
+                found += self._cells_in(*step[1:])
+        return found
+
+    def _cells_in(self, r1: int, c1: int, r2: int, c2: int) -> list[tuple[int, int]]:
+        """The filled cells of a range (a range used by many formulas is looked up once)."""
+        key = (r1, c1, r2, c2)
+        if key not in self._filled:
+            size = (r2 - r1 + 1) * (c2 - c1 + 1)
+            if size > MAX_RANGE:
+                found = []
+            elif size <= len(self.inputs):
+                found = [(r, c) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1) if (r, c) in self.inputs]
+            else:
+                found = [k for k in self.inputs if r1 <= k[0] <= r2 and c1 <= k[1] <= c2]
+            self._filled[key] = found
+        return self._filled[key]
+
+    def _compute(self, key) -> Value:
+        steps = self._compiled(key)
+        if steps is None:
+            return literal(self.inputs.get(key, ""))
+        if isinstance(steps, FormulaError):
+            return steps
+        result = self._run(steps)
+        if isinstance(result, Area):
+            result = scalar(result, "a range can only be used inside a function such as SUM")
+        if isinstance(result, float) and not math.isfinite(result):
+            return FormulaError("#NUM!", "the result is too large to show")
+        return result
+
+    def cell(self, row: int, col: int) -> Value:
         key = (row, col)
         if key in self._done:
             return self._done[key]
         if key in self._busy:
+            self.saw_cycle = True
             return FormulaError("#REF!", f"circular dependency detected at {ref_name(row, col)}")
-        self._busy.add(key)
-        try:
-            result = self._compute(self.inputs.get(key, ""))
-        except FormulaError as exc:
-            result = exc
-        finally:
-            self._busy.discard(key)
-        self._done[key] = result
-        return result
+        if key not in self.inputs:
+            return None
+        return self.value(row, col)
 
-    def _compute(self, text: str) -> Value:
-        if not text.startswith("=") or len(text) == 1:
-            if text == "":
-                return None
-            number = parse_number(text)
-            return text if number is None else number
-        return self._eval(_Parser(text[1:]).parse())
-
-    def _cell(self, row: int, col: int) -> Value:
-        found = self.value(row, col)
-        if isinstance(found, FormulaError):
-            raise found
-        return found
-
-    def _eval(self, node) -> Value:
-        kind = node[0]
-        if kind in ("num", "str"):
-            return node[1]
-        if kind == "ref":
-            return self._cell(node[1], node[2])
-        if kind == "bad":
-            raise FormulaError("#REF!", f"{node[1]} is not a cell of the sheet")
-        if kind == "name":
-            raise FormulaError("#NAME?", f"unknown name {node[1]!r}")
-        if kind == "range":
-            raise FormulaError("#VALUE!", "a range can only be used inside a function such as SUM")
-        if kind == "neg":
-            return -self._number(node[1])
-        if kind == "bin":
-            return self._binary(node[1], self._number(node[2]), self._number(node[3]))
-        return self._call(node[1], node[2])
-
-    def _number(self, node) -> float:
-        value = self._eval(node)
-        if value is None:
-            return 0.0
-        if isinstance(value, str):
-            number = parse_number(value)
-            if number is None:
-                raise FormulaError("#VALUE!", f"{value!r} is text, not a number")
-            return number
-        return value
-
-    @staticmethod
-    def _binary(op: str, a: float, b: float) -> float:
-        if op == "/" and b == 0:
-            raise FormulaError("#DIV/0!", "division by zero")
-        return {"+": a + b, "-": a - b, "*": a * b}[op] if op != "/" else a / b
+    def _run(self, steps: list[tuple]) -> Value:
+        stack: list = []
+        for step in steps:
+            kind = step[0]
+            if kind == "val":
+                stack.append(step[1])
+            elif kind == "area":
+                r1, c1, r2, c2 = step[1:]
+                if (r2 - r1 + 1) * (c2 - c1 + 1) > MAX_RANGE:
+                    stack.append(FormulaError("#REF!", "range too large"))
+                else:
+                    stack.append(Area(self, r1, c1, r2, c2))
+            elif kind == "bad":
+                stack.append(FormulaError("#REF!", f"{step[1]} is not a cell of the sheet"))
+            elif kind == "name":
+                stack.append(FormulaError("#NAME?", f"unknown name {step[1]!r}"))
+            elif kind in ("neg", "pct"):
+                stack.append(binary("*", stack.pop(), -1.0 if kind == "neg" else 0.01))
+            elif kind == "bin":
+                right, left = stack.pop(), stack.pop()
+                stack.append(binary(step[1], left, right))
+            else:
+                stack.append(self._call(step[1], [stack.pop() for _ in range(step[2])][::-1]))
+        if len(stack) != 1:
+            return FormulaError("#ERROR!", "the formula does not parse")
+        return stack[0]
 
     def _call(self, name: str, args: list) -> Value:
-        simple: dict[str, Callable] = {"ROUND": self._round, "ABS": lambda a: abs(self._number(a[0]))}
-        if name in simple:
-            if not args:
-                raise FormulaError("#N/A", f"{name} needs an argument")
-            return simple[name](args)
-        if name not in ("SUM", "AVERAGE", "MIN", "MAX", "COUNT"):
-            raise FormulaError("#NAME?", f"unknown function {name}")
-        numbers: list[float] = []
-        for arg in args:
-            numbers.extend(self._numbers_of(arg, name))
-        return _aggregate(name, numbers)
-
-    def _round(self, args: list) -> float:
-        digits = int(self._number(args[1])) if len(args) > 1 else 0
-        return round(self._number(args[0]), digits)
-
-    def _numbers_of(self, node, name: str) -> list[float]:
-        """Numbers an aggregate sees: text and empty cells in ranges are skipped, as spreadsheets do."""
-        if node[0] == "range":
-            _, r1, c1, r2, c2 = node
-            if (r2 - r1 + 1) * (c2 - c1 + 1) > 100_000:
-                raise FormulaError("#REF!", "range too large")
-            found = [self._cell(r, c) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
-            return [v for v in found if isinstance(v, float)]
-        if node[0] == "ref":
-            value = self._cell(node[1], node[2])
-            return [value] if isinstance(value, float) else []
-        return [self._number(node)] if name != "COUNT" else self._countable(node)
-
-    def _countable(self, node) -> list[float]:
-        value = self._eval(node)
-        return [value] if isinstance(value, float) else []
+        function = FUNCTIONS.get(name)
+        if function is None:
+            return FormulaError("#NAME?", f"unknown function {name}")
+        if name not in LAZY:
+            for arg in args:
+                if isinstance(arg, FormulaError):
+                    return arg
+        try:
+            return function(self, args)
+        except FormulaError as exc:
+            return exc
+        except (ArithmeticError, ValueError) as exc:
+            return FormulaError("#NUM!", f"{name}: a number out of range ({type(exc).__name__})")
+        except (TypeError, IndexError):
+            return FormulaError("#N/A", f"{name} was given the wrong number of arguments")

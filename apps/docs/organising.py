@@ -62,7 +62,7 @@ def create_spreadsheet(ctx: Ctx, name: str, rows: list[list[s.CellInput]] = [], 
     """
     item = store.new_item(ctx, "spreadsheet", name, folder_id, drive_id)
     grid = sheets.from_rows([[sheets.input_text(v) for v in row] for row in rows])
-    sheets.save(ctx.session, item, grid)
+    sheets.save(ctx.session, item, grid, (ctx.now, ctx.world.timezone))
     store.add_revision(ctx.session, item, ctx.actor, ctx.now, sheets.to_json(grid))
     return store.summary(ctx.session, item, ctx.actor)
 
@@ -165,7 +165,7 @@ def copy(ctx: Ctx, file_id: int, name: str | None = None, folder_id: int | None 
     copied.size = item.size
     if item.kind == "spreadsheet":
         grid = sheets.load(ctx.session, item.id)
-        sheets.save(ctx.session, copied, grid)
+        sheets.save(ctx.session, copied, grid, (ctx.now, ctx.world.timezone))
         store.add_revision(ctx.session, copied, ctx.actor, ctx.now, sheets.to_json(grid))
     elif item.kind == "document":
         store.add_revision(ctx.session, copied, ctx.actor, ctx.now, item.body)

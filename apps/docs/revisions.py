@@ -78,7 +78,7 @@ def restore_revision(ctx: Ctx, file_id: int, revision_number: int) -> s.FileCont
     if item.kind == "document":
         return editing.save_text(ctx, item, role, revision.content)
     grid = sheets.from_json(revision.content)
-    sheets.save(ctx.session, item, grid)
+    sheets.save(ctx.session, item, grid, (ctx.now, ctx.world.timezone))
     store.touch(ctx, item)
     saved = store.add_revision(ctx.session, item, ctx.actor, ctx.now, revision.content)
     return s.FileContent(file=store.summary(ctx.session, item, ctx.actor, role), encoding="text",

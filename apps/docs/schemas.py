@@ -127,6 +127,8 @@ class Comment(Public):
     resolved_at: datetime | None
     mentions: list[str]
     replies: list[Reply]
+    mentioned_without_access: list[str] = Field(
+        [], description="People this call mentioned who cannot open the file: share it with them to let them read it")
 
 
 class Removed(Public):

@@ -96,7 +96,8 @@ class _Seeder:
             self._revision(item, earlier.by, earlier.at, earlier.text, earlier.rows)
         self._revision(item, item.modified_by, item.modified_at, source.text or "", source.rows or [])
         if item.kind == "spreadsheet":
-            sheets.save(self.session, item, sheets.from_rows(source.rows or []))
+            sheets.save(self.session, item, sheets.from_rows(source.rows or []),
+                        (self.world.info.now_utc, self.world.info.timezone))
         else:
             item.body, item.size = source.text or "", len((source.text or "").encode())
 

@@ -5,28 +5,32 @@ from __future__ import annotations
 import csv
 import io
 import json
+from datetime import datetime
+from typing import Optional
 
 from sqlmodel import Session, delete, select
 
 from apps.docs import models as m
 from apps.docs import schemas as s
+from apps.docs.formula_functions import DateValue
 from apps.docs.formulas import FormulaError, Sheet, parse_ref, ref_name
 from apps.kit import Invalid
 
 Grid = dict[tuple[int, int], str]
+Clock = Optional[tuple[datetime, str]]  # the episode's now and the world's time zone, for TODAY() and NOW()
 
 
 def load(session: Session, item_id: int) -> Grid:
     return {(c.row, c.col): c.input for c in session.exec(select(m.Cell).where(m.Cell.item_id == item_id))}
 
 
-def save(session: Session, item: m.Item, grid: Grid) -> None:
+def save(session: Session, item: m.Item, grid: Grid, clock: Clock = None) -> None:
     """Replace the sheet's cells with ``grid`` and refresh its searchable text and size."""
     session.exec(delete(m.Cell).where(m.Cell.item_id == item.id))
     for (row, col), text in sorted(grid.items()):
         if text != "":
             session.add(m.Cell(item_id=item.id, row=row, col=col, input=text))
-    item.body = values_csv(grid)
+    item.body = values_csv(grid, clock)
     item.size = len(item.body.encode())
     session.add(item)
 
@@ -64,14 +68,19 @@ def shown(value) -> s.CellValue:
     """A value as the sheet shows it: whole numbers without '.0', errors as their code."""
     if isinstance(value, FormulaError):
         return value.code
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, DateValue):
+        return value.day().isoformat()
     if isinstance(value, float):
         value = round(value, 10)  # hide binary noise such as 0.050000000000000044, as spreadsheets do
         return int(value) if value.is_integer() and abs(value) < 1e15 else value
     return value
 
 
-def evaluate(grid: Grid, bounds: tuple[int, int, int, int]) -> tuple[list[list[s.CellValue]], list[s.CellInfo]]:
-    sheet = Sheet(grid)
+def evaluate(grid: Grid, bounds: tuple[int, int, int, int],
+             clock: Clock = None) -> tuple[list[list[s.CellValue]], list[s.CellInfo]]:
+    sheet = Sheet(grid, *(clock or ()))
     r1, c1, r2, c2 = bounds
     rows, cells = [], []
     for r in range(r1, r2 + 1):
@@ -86,11 +95,11 @@ def evaluate(grid: Grid, bounds: tuple[int, int, int, int]) -> tuple[list[list[s
     return rows, cells
 
 
-def values_csv(grid: Grid) -> str:
+def values_csv(grid: Grid, clock: Clock = None) -> str:
     """The sheet as CSV of the values shown: how agents read a sheet as plain text."""
     if not grid:
         return ""
-    rows, _ = evaluate(grid, used_range(grid))
+    rows, _ = evaluate(grid, used_range(grid), clock)
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerows([["" if v is None else v for v in row] for row in rows])
     return out.getvalue()

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from sqlmodel import Session, func, select
 
-from apps.docs import access
+from apps.docs import access, extract
 from apps.docs import models as m
 from apps.docs import schemas as s
 from apps.kit import Conflict, Ctx, Forbidden, Invalid, NotFound
@@ -24,13 +23,10 @@ def utc(moment: datetime | None) -> datetime | None:
 
 
 def searchable_text(content: bytes, mime_type: str) -> str:
-    """The words search finds in an upload: a text file's text, or the text shown by a simple PDF."""
-    if mime_type == "application/pdf":
-        shown = re.findall(rb"\(((?:[^()\\]|\\.)*)\)\s*Tj", content)
-        return "\n".join(t.decode("latin-1").replace("\\(", "(").replace("\\)", ")") for t in shown)
+    """The words search finds in an upload: a text file's text, or the text a PDF, DOCX or XLSX shows."""
     if mime_type.startswith("text/") or mime_type in ("application/json", "application/csv"):
         return content.decode("utf-8", errors="replace")
-    return ""
+    return extract.text_of(content, mime_type)
 
 
 def clean_name(name: str, field: str = "name") -> str:

@@ -3,13 +3,13 @@
 from pathlib import Path
 
 from apps.kit import App, OperationSet
-from apps.mail import composing, models, operations
+from apps.mail import composing, models, operations, threads
 from apps.mail.seed import seed
 
 APP = App(
     name="mail",
     title="Mail",
-    operations=OperationSet("mail").include(operations.ops).include(composing.ops),
+    operations=OperationSet("mail").include(operations.ops).include(composing.ops).include(threads.ops),
     tables=models.TABLES,
     ddl=models.DDL,
     seed=seed,

@@ -35,7 +35,7 @@ def _reply(ctx: Ctx, message_id: int, body: str, reply_all: bool, attachments: l
     entry = store.entry_of(ctx, message_id)
     parent = ctx.session.get(m.Message, entry.message_id)
     to, cc = delivery.reply_recipients(ctx, parent, reply_all)
-    text = f"{body}\n\n{delivery.quoted(parent)}"
+    text = f"{body}\n\n{delivery.quoted(ctx, parent)}"
     msg = delivery.new_message(ctx, to, cc, [], delivery.prefixed("Re:", parent.subject), text, parent=parent)
     delivery.attach(ctx, msg, attachments)
     return store.detail(ctx.session, delivery.deliver(ctx, msg))
@@ -77,7 +77,7 @@ def forward(ctx: Ctx, message_id: int, to: list[str], body: str = "", cc: list[s
     """
     entry = store.entry_of(ctx, message_id)
     original = ctx.session.get(m.Message, entry.message_id)
-    text = f"{body}\n\n{delivery.forwarded(original)}".lstrip()
+    text = f"{body}\n\n{delivery.forwarded(ctx, original)}".lstrip()
     msg = delivery.new_message(ctx, to, cc, [], delivery.prefixed("Fwd:", original.subject), text)
     delivery.copy_attachments(ctx, original, msg)
     return store.detail(ctx.session, delivery.deliver(ctx, msg))

@@ -7,12 +7,16 @@ company's own domain that belongs to nobody bounces back to the sender, as a rea
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+from zoneinfo import ZoneInfo
+
 from sqlmodel import select
 
 from apps.kit import Ctx, Invalid
 from apps.mail import models as m
 from apps.mail import schemas as s
 from apps.mail import store
+from apps.mail.rendering import body_text
 
 MAILER_DAEMON = "mailer-daemon"
 
@@ -25,7 +29,7 @@ def new_message(ctx: Ctx, to: list[str], cc: list[str], bcc: list[str], subject:
         to_addrs=m.join_addresses(store.check_addresses("to", to)),
         cc_addrs=m.join_addresses(store.check_addresses("cc", cc)),
         bcc_addrs=m.join_addresses(store.check_addresses("bcc", bcc)),
-        subject=subject, body_text=body, body_html=html, date=ctx.now,
+        subject=subject, body_text=body_text(body, html), body_html=html, date=ctx.now,
         in_reply_to=parent.rfc_id if parent else None,
         references=" ".join(filter(None, [parent.references, parent.rfc_id])) if parent else "",
     )
@@ -107,13 +111,19 @@ def prefixed(prefix: str, subject: str) -> str:
     return subject if subject.lower().startswith(prefix.lower()) else f"{prefix} {subject}"
 
 
-def quoted(msg: m.Message) -> str:
-    when = msg.date.strftime("%a, %b %d, %Y at %H:%M")
+def local_time(ctx: Ctx, moment: datetime) -> str:
+    """A time as Gmail writes it in quoted headers, in the world's time zone: 'Tue, Mar 10, 2026 at 9:14 AM'."""
+    aware = moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    local = aware.astimezone(ZoneInfo(ctx.world.timezone))
+    return f"{local:%a, %b} {local.day}, {local.year} at {local.hour % 12 or 12}:{local:%M %p}"
+
+
+def quoted(ctx: Ctx, msg: m.Message) -> str:
     lines = "\n".join("> " + line for line in msg.body_text.splitlines())
-    return f"On {when}, {msg.sender_name or msg.sender} <{msg.sender}> wrote:\n{lines}"
+    return f"On {local_time(ctx, msg.date)} {msg.sender_name or msg.sender} <{msg.sender}> wrote:\n{lines}"
 
 
-def forwarded(msg: m.Message) -> str:
+def forwarded(ctx: Ctx, msg: m.Message) -> str:
     return (f"---------- Forwarded message ---------\nFrom: {msg.sender_name} <{msg.sender}>\n"
-            f"Date: {msg.date:%a, %b %d, %Y at %H:%M}\nSubject: {msg.subject}\nTo: {', '.join(msg.to)}\n\n"
+            f"Date: {local_time(ctx, msg.date)}\nSubject: {msg.subject}\nTo: {', '.join(msg.to)}\n\n"
             f"{msg.body_text}")

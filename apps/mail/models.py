@@ -32,6 +32,7 @@ class Message(SQLModel, table=True):
     date: datetime = Field(index=True)
     in_reply_to: str | None = None
     references: str = ""
+    list_id: str | None = Field(default=None, description="The List-Id header of mailing-list mail")
 
     @property
     def to(self) -> list[str]:

@@ -13,6 +13,7 @@ from apps.kit import Conflict, Ctx, Invalid, NotFound, OperationSet
 from apps.mail import models as m
 from apps.mail import schemas as s
 from apps.mail import store
+from apps.mail.operators import Compiled
 from apps.mail.search import compile_query
 
 ops = OperationSet("mail")
@@ -25,38 +26,55 @@ _SETTABLE = {"INBOX", "STARRED", "IMPORTANT", "UNREAD"}
 def search(ctx: Ctx, query: str = "", limit: int = 20, offset: int = 0) -> s.SearchResult:
     """Search your mailbox with Gmail's operators, newest first (or by relevance for free text).
 
-    Operators: from: to: cc: bcc: subject: label: in: is:unread is:read is:starred is:important
-    has:attachment filename: before:YYYY/MM/DD after:YYYY/MM/DD older_than:3d newer_than:2m,
-    "quoted phrases", OR, - to negate, parentheses. Trash and spam are left out unless asked for.
+    One row per message; search_threads lists conversations. Operators: from: to: cc: bcc:
+    subject: label: in: is:unread is:read is:starred is:important has:attachment has:userlabels
+    filename: before:YYYY/MM/DD after:YYYY/MM/DD older_than:3d newer_than:2m size: larger:10M
+    smaller:1M list: deliveredto: rfc822msgid:, "quoted phrases", OR, {a b} (either), - to negate,
+    parentheses, groups after an operator (subject:(deck board), from:(ravi OR lauren)), and
+    'a AROUND 5 b'. Trash and spam are left out unless asked for.
 
     Args:
         query: Gmail search query, e.g. 'from:dana is:unread has:attachment'; empty lists everything.
         limit: Most messages to return (1-100).
         offset: Skip this many matches (for paging).
     """
+    check_page(limit, offset)
+    where, params, q = matching(ctx, query)
+    conn = ctx.session.connection().connection.driver_connection
+    total = conn.execute(f"select count(*) from mail_entry e join mail_message m on m.id = e.message_id "
+                         f"where {where}", params).fetchone()[0]
+    rank_join, rank_params, order = ranking(q.rank_terms)
+    ranked = f"from mail_entry e join mail_message m on m.id = e.message_id {rank_join}where {where}"
+    ids = [r[0] for r in conn.execute(f"select e.id {ranked} order by {order}m.date desc, e.id desc "
+                                      "limit ? offset ?", [*rank_params, *params, limit, offset])]
+    return s.SearchResult(total=total, messages=store.summaries(ctx.session, ids))
+
+
+def check_page(limit: int, offset: int) -> None:
     if not 1 <= limit <= 100:
         raise Invalid("limit: must be between 1 and 100", field="limit")
     if offset < 0:
         raise Invalid("offset: must not be negative", field="offset")
+
+
+def matching(ctx: Ctx, query: str) -> tuple[str, list, Compiled]:
+    """The SQL condition (on entry ``e`` and message ``m``) for the actor's messages a query matches."""
     q = compile_query(query, ctx.actor, ctx.now, ctx.world.timezone)
-    where = f"e.owner = ? and {q.where}"
-    params = [ctx.actor, *q.params]
+    where, params = f"e.owner = ? and {q.where}", [ctx.actor, *q.params]
     if not q.include_hidden:
         where += " and not exists (select 1 from mail_entry_label h where h.entry_id = e.id and h.label in (?, ?))"
         params += list(_HIDDEN)
-    base = f"from mail_entry e join mail_message m on m.id = e.message_id where {where}"
-    conn = ctx.session.connection().connection.driver_connection
-    total = conn.execute(f"select count(*) {base}", params).fetchone()[0]
-    rank_join, rank_params, order = "", [], "m.date desc, e.id desc"
-    if q.rank_terms:
-        # Ranked once for the whole query; matches by other terms only (an OR) come after the ranked ones.
-        rank_join = ("left join (select rowid, bm25(mail_message_fts) as score from mail_message_fts "
-                     "where mail_message_fts match ?) r on r.rowid = m.id ")
-        rank_params, order = [" OR ".join(q.rank_terms)], "coalesce(r.score, 0), " + order
-    ranked = f"from mail_entry e join mail_message m on m.id = e.message_id {rank_join}where {where}"
-    ids = [r[0] for r in conn.execute(f"select e.id {ranked} order by {order} limit ? offset ?",
-                                      [*rank_params, *params, limit, offset])]
-    return s.SearchResult(total=total, messages=store.summaries(ctx.session, ids))
+    return where, params, q
+
+
+def ranking(rank_terms: list[str]) -> tuple[str, list, str]:
+    """A join scoring free-text matches (once for the whole query), its parameters and an order prefix."""
+    if not rank_terms:
+        return "", [], ""
+    # Matches by other terms only (an OR) come after the ranked ones.
+    join = ("left join (select rowid, bm25(mail_message_fts) as score from mail_message_fts "
+            "where mail_message_fts match ?) r on r.rowid = m.id ")
+    return join, [" OR ".join(rank_terms)], "coalesce(r.score, 0), "
 
 
 @ops.read
@@ -227,10 +245,12 @@ def move_to_inbox(ctx: Ctx, message_ids: list[int]) -> s.Updated:
 def trash(ctx: Ctx, message_ids: list[int]) -> s.Updated:
     """Move messages to the trash (restore brings them back; delete_forever removes them).
 
+    Stars and importance stay on a trashed message, so that restoring it brings them back.
+
     Args:
         message_ids: Ids of messages in your mailbox.
     """
-    return _relabel(ctx, message_ids, add=["TRASH"], remove=["INBOX", "STARRED", "IMPORTANT"])
+    return _relabel(ctx, message_ids, add=["TRASH"], remove=["INBOX"])
 
 
 @ops.write
@@ -286,7 +306,7 @@ def add_label(ctx: Ctx, message_ids: list[int], label: str) -> s.Updated:
         message_ids: Ids of messages in your mailbox.
         label: Name of the label.
     """
-    return _relabel(ctx, message_ids, add=[_label_name(ctx, label)])
+    return _relabel(ctx, message_ids, add=[label_name(ctx, label)])
 
 
 @ops.write
@@ -297,10 +317,10 @@ def remove_label(ctx: Ctx, message_ids: list[int], label: str) -> s.Updated:
         message_ids: Ids of messages in your mailbox.
         label: Name of the label.
     """
-    return _relabel(ctx, message_ids, remove=[_label_name(ctx, label)])
+    return _relabel(ctx, message_ids, remove=[label_name(ctx, label)])
 
 
-def _label_name(ctx: Ctx, label: str) -> str:
+def label_name(ctx: Ctx, label: str) -> str:
     if label.upper() in _SETTABLE:
         return label.upper()
     if label.upper() in m.SYSTEM_LABELS:

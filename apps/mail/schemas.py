@@ -82,3 +82,26 @@ class Updated(Public):
 
 class Removed(Public):
     removed: str
+
+
+class ThreadSummary(Public):
+    """One conversation as Gmail lists it: its newest message, how many messages, who took part."""
+
+    id: int = Field(description="The thread's id (use it in get_thread and the *_thread operations)")
+    subject: str
+    snippet: str = Field(description="The start of the newest message")
+    date: datetime = Field(description="When the newest message was sent")
+    message_count: int = Field(description="Messages in the conversation (trash and spam left out unless asked)")
+    participants: list[str] = Field(description="Senders, by name where known, in the order they first wrote")
+    labels: list[str] = Field(description="Every label on any of its messages")
+    unread: bool
+    starred: bool
+    has_attachments: bool
+    latest: MessageSummary
+    messages: list[MessageSummary] | None = Field(
+        None, description="Every message, oldest first, when include_messages was asked for")
+
+
+class ThreadSearchResult(Public):
+    total: int = Field(description="How many conversations match, beyond this page too")
+    threads: list[ThreadSummary]

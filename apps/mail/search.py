@@ -1,181 +1,103 @@
 """Gmail's search language, compiled to SQL over one person's mailbox.
 
-Supported: free words and "quoted phrases" (full text, ranked by relevance), ``from:`` ``to:``
-``cc:`` ``bcc:`` ``subject:`` ``label:`` ``in:`` ``is:`` ``has:attachment`` ``filename:``
-``before:`` ``after:`` ``older_than:`` ``newer_than:``, ``OR`` between terms, ``-`` to negate,
-and parentheses. Terms side by side must all hold. Values are bound as parameters, never spliced.
+Grammar (what Gmail accepts): terms side by side must all hold; ``OR`` (or ``{a b}``) between terms;
+``-`` negates; ``( )`` groups; an operator may take a group, ``subject:(deck board)`` (every word in
+the subject) or ``from:{ravi lauren}`` / ``from:(ravi OR lauren)`` (either); ``a AROUND 5 b`` finds
+words near each other. Free words and "quoted phrases" search the full text, ranked by relevance.
+The operators themselves are in ``operators.py``. Values are bound as parameters, never spliced.
 Unless the query says ``in:trash``, ``in:spam`` or ``in:anywhere``, trash and spam are left out.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from apps.kit import Invalid
+from apps.mail.operators import Compiled, Operators
 
-_TOKEN = re.compile(r'\s*(-?\w+:"[^"]*"|-?"[^"]*"|-?\(|\)|-?[^\s()]+)')
-_IN = {"inbox": "INBOX", "sent": "SENT", "drafts": "DRAFT", "draft": "DRAFT", "trash": "TRASH",
-       "spam": "SPAM", "starred": "STARRED", "important": "IMPORTANT", "unread": "UNREAD"}
-_RELATIVE = re.compile(r"^(\d+)([dmy])$")
-_DAYS = {"d": 1, "m": 30, "y": 365}
-
-
-@dataclass
-class Compiled:
-    where: str
-    params: list = field(default_factory=list)
-    rank_terms: list[str] = field(default_factory=list)
-    include_hidden: bool = False
+_TOKEN = re.compile(r'\s*(-?\w+:[({]|-?\w+:"[^"]*"|-?"[^"]*"|-?[({]|[)}]|-?[^\s(){}]+)')
+_CLOSE = {"(": ")", "{": "}"}
+MAX_DEPTH = 50
 
 
-class Parser:
+class Parser(Operators):
     def __init__(self, query: str, actor: str, now: datetime, tz: str):
+        super().__init__(actor, now, ZoneInfo(tz))
         self.tokens = [t for t in _TOKEN.findall(query) if t.strip()]
         self.pos = 0
-        self.actor, self.now, self.tz = actor, now, ZoneInfo(tz)
-        self.out = Compiled(where="1")
+        self.depth = 0
 
     def compile(self) -> Compiled:
         if self.tokens:
-            self.out.where = self._all(top=True)
+            self.out.where = self._group(None, None, "and")
+            if self.pos < len(self.tokens):
+                raise Invalid(f"query: a '{self.tokens[self.pos]}' has no matching opening bracket", field="query")
         return self.out
 
-    def _all(self, top: bool = False) -> str:
-        parts = []
-        while self.pos < len(self.tokens) and self.tokens[self.pos] != ")":
-            parts.append(self._any())
-        if not top and self.pos >= len(self.tokens):
-            raise Invalid("query: a '(' is never closed", field="query")
-        if top and self.pos < len(self.tokens):
-            raise Invalid("query: a ')' has no matching '('", field="query")
-        return "(" + " and ".join(parts or ["1"]) + ")"
+    def _peek(self) -> str | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
 
-    def _any(self) -> str:
-        parts = [self._unary()]
-        while self.pos < len(self.tokens) and self.tokens[self.pos] == "OR":
+    def _group(self, closer: str | None, scope: str | None, joiner: str) -> str:
+        """Terms up to ``closer`` (or the end), joined by ``joiner``; ``scope`` is a group's operator."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise Invalid(f"query: groups are nested more than {MAX_DEPTH} deep", field="query")
+        parts = []
+        while self._peek() not in (None, ")", "}"):
+            parts.append(self._any(scope))
+        if closer is not None:
+            if self._peek() != closer:
+                raise Invalid(f"query: a '{'(' if closer == ')' else '{'}' is never closed", field="query")
             self.pos += 1
-            if self.pos >= len(self.tokens):
+        self.depth -= 1
+        return "(" + f" {joiner} ".join(parts or ["1"]) + ")"
+
+    def _any(self, scope: str | None) -> str:
+        parts = [self._unary(scope)]
+        while self._peek() == "OR":
+            self.pos += 1
+            if self._peek() in (None, ")", "}"):
                 raise Invalid("query: OR needs a term after it", field="query")
-            parts.append(self._unary())
+            parts.append(self._unary(scope))
         return parts[0] if len(parts) == 1 else "(" + " or ".join(parts) + ")"
 
-    def _unary(self) -> str:
+    def _unary(self, scope: str | None) -> str:
         token = self.tokens[self.pos]
         self.pos += 1
         negated = token.startswith("-") and len(token) > 1
         token = token[1:] if negated else token
-        if token == "(":
-            clause = self._all()
-            self.pos += 1
+        if token in _CLOSE:
+            clause = self._group(_CLOSE[token], scope, "and" if token == "(" else "or")
+        elif token[-1] in _CLOSE and token[:-1].endswith(":"):
+            op = token[:-2].lower()
+            self.check_operator(op)
+            clause = self._group(_CLOSE[token[-1]], op, "and" if token[-1] == "(" else "or")
+        elif self._peek() == "AROUND" and scope is None and ":" not in token.strip('"'):
+            clause = self._around(token, negated)
         else:
-            clause = self._term(token, negated)
+            clause = self._term(token, negated, scope)
         return f"(not {clause})" if negated else clause
 
-    def _term(self, token: str, negated: bool) -> str:
-        op, _, value = token.partition(":")
-        value = value.strip('"')
-        handler = getattr(self, f"_op_{op.lower()}", None) if value else None
-        if handler is None:
-            return self._text(token.strip('"'), negated)
-        return handler(value)
+    def _term(self, token: str, negated: bool, scope: str | None) -> str:
+        if not token.startswith('"'):
+            op, colon, value = token.partition(":")
+            if colon and value and self.is_operator_like(op, value):
+                self.check_operator(op.lower())
+                return self.apply(op.lower(), value.strip('"'))
+        if scope is not None:
+            return self.apply(scope, token.strip('"'))
+        return self.text(token.strip('"'), negated)
 
-    def _bind(self, sql: str, *params) -> str:
-        self.out.params.extend(params)
-        return sql
-
-    def _text(self, text: str, negated: bool) -> str:
-        phrase = '"' + text.replace('"', '""') + '"'
-        if not negated:
-            self.out.rank_terms.append(phrase)
-        return self._bind("m.id in (select rowid from mail_message_fts where mail_message_fts match ?)", phrase)
-
-    def _person(self, value: str) -> str:
-        return self.actor if value.lower() == "me" else value.lower()
-
-    def _op_from(self, value):
-        v = self._person(value)
-        return self._bind("(lower(m.sender) like ? or lower(m.sender_name) like ?)", f"%{v}%", f"%{v}%")
-
-    def _op_to(self, value):
-        return self._bind("lower(m.to_addrs) like ?", f"%{self._person(value)}%")
-
-    def _op_cc(self, value):
-        return self._bind("lower(m.cc_addrs) like ?", f"%{self._person(value)}%")
-
-    def _op_bcc(self, value):
-        return self._bind("(m.sender = e.owner and lower(m.bcc_addrs) like ?)", f"%{self._person(value)}%")
-
-    def _op_subject(self, value):
-        return self._bind("lower(m.subject) like ?", f"%{value.lower()}%")
-
-    def _has_label(self, label: str) -> str:
-        return self._bind("exists (select 1 from mail_entry_label l where l.entry_id = e.id and "
-                          "replace(lower(l.label), ' ', '-') = ?)", label.lower().replace(" ", "-"))
-
-    def _op_label(self, value):
-        return self._has_label(value)
-
-    def _op_in(self, value):
-        value = value.lower()
-        if value in ("trash", "spam", "anywhere"):
-            self.out.include_hidden = True
-        if value == "anywhere":
-            return "1"
-        if value not in _IN:
-            raise Invalid(f"query: in:{value} is not a mailbox (inbox, sent, drafts, trash, spam, starred, "
-                          "important, anywhere)", field="query")
-        return self._has_label(_IN[value])
-
-    def _op_is(self, value):
-        value = value.lower()
-        if value == "read":
-            return f"(not {self._has_label('UNREAD')})"
-        if value not in ("unread", "starred", "important"):
-            raise Invalid(f"query: is:{value} is not supported (unread, read, starred, important)", field="query")
-        return self._has_label(value)
-
-    def _op_has(self, value):
-        if value.lower() not in ("attachment", "attachments"):
-            raise Invalid(f"query: has:{value} is not supported (has:attachment)", field="query")
-        return "exists (select 1 from mail_attachment a where a.message_id = m.id)"
-
-    def _op_filename(self, value):
-        return self._bind("exists (select 1 from mail_attachment a where a.message_id = m.id and "
-                          "lower(a.filename) like ?)", f"%{value.lower()}%")
-
-    def _day(self, op: str, value: str) -> datetime:
-        for fmt in ("%Y/%m/%d", "%Y-%m-%d", "%m/%d/%Y"):
-            try:
-                return datetime.strptime(value, fmt).replace(tzinfo=self.tz)
-            except ValueError:
-                continue
-        raise Invalid(f"query: {op}:{value} is not a date (use YYYY/MM/DD)", field="query")
-
-    def _op_before(self, value):
-        return self._bind("m.date < ?", _stored(self._day("before", value)))
-
-    def _op_after(self, value):
-        return self._bind("m.date >= ?", _stored(self._day("after", value)))
-
-    def _age(self, op: str, value: str) -> str:
-        match = _RELATIVE.match(value.lower())
-        if not match:
-            raise Invalid(f"query: {op}:{value} is not an age (like 3d, 2m, 1y)", field="query")
-        return _stored(self.now - timedelta(days=int(match.group(1)) * _DAYS[match.group(2)]))
-
-    def _op_older_than(self, value):
-        return self._bind("m.date < ?", self._age("older_than", value))
-
-    def _op_newer_than(self, value):
-        return self._bind("m.date >= ?", self._age("newer_than", value))
-
-
-def _stored(moment: datetime) -> str:
-    """A time as the database stores it (UTC, no offset), so that text comparison orders correctly."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+    def _around(self, first: str, negated: bool) -> str:
+        self.pos += 1
+        distance, second = self._peek(), self.tokens[self.pos + 1] if self.pos + 1 < len(self.tokens) else None
+        if distance is None or not distance.isdigit() or second is None or second in ("(", ")", "{", "}"):
+            raise Invalid("query: AROUND needs a number and a word after it, e.g. 'budget AROUND 5 approval'",
+                          field="query")
+        self.pos += 2
+        return self.near(first.strip('"'), second.strip('"'), int(distance), negated)
 
 
 def compile_query(query: str, actor: str, now: datetime, tz: str) -> Compiled:

@@ -8,6 +8,7 @@ from sqlmodel import Session, select
 
 from apps.mail import models as m
 from apps.mail import store
+from apps.mail.rendering import body_text
 
 
 def seed(session: Session, world) -> None:
@@ -32,9 +33,10 @@ def _message(session: Session, source) -> m.Message:
     msg = m.Message(
         rfc_id=source.message_id, sender=source.sender, sender_name=source.sender_name,
         to_addrs=m.join_addresses(source.to), cc_addrs=m.join_addresses(source.cc),
-        bcc_addrs=m.join_addresses(source.bcc), subject=source.subject, body_text=source.body_text,
+        bcc_addrs=m.join_addresses(source.bcc), subject=source.subject,
+        body_text=body_text(source.body_text, source.body_html),
         body_html=source.body_html, date=source.date.astimezone(timezone.utc),
-        in_reply_to=source.in_reply_to, references=" ".join(source.references),
+        in_reply_to=source.in_reply_to, references=" ".join(source.references), list_id=source.list_id,
     )
     session.add(msg)
     session.flush()

@@ -13,6 +13,7 @@ from apps.kit import Ctx, Invalid, NotFound
 from apps.kit.checks import email_address
 from apps.mail import models as m
 from apps.mail import schemas as s
+from apps.mail.rendering import body_text
 
 _SUBJECT_PREFIX = re.compile(r"^\s*((re|fw|fwd)\s*:\s*)+", re.IGNORECASE)
 
@@ -124,7 +125,7 @@ def detail(session: Session, entry: m.Entry) -> s.Message:
     return s.Message(
         **_summary_fields(entry, msg, labels, bool(files)),
         bcc=msg.bcc if entry.owner == msg.sender else [],
-        body=msg.body_text, body_html=msg.body_html, message_id=msg.rfc_id, in_reply_to=msg.in_reply_to,
+        body=body_text(msg.body_text, msg.body_html), body_html=msg.body_html, message_id=msg.rfc_id, in_reply_to=msg.in_reply_to,
         attachments=[s.AttachmentInfo(id=a.id, filename=a.filename, mime_type=a.mime_type, size=a.size) for a in files],
     )
 
@@ -132,7 +133,7 @@ def detail(session: Session, entry: m.Entry) -> s.Message:
 def _summary_fields(entry: m.Entry, msg: m.Message, labels: list[str], has_files: bool) -> dict:
     return dict(
         id=entry.id, thread_id=entry.thread_id, sender=msg.sender, sender_name=msg.sender_name,
-        to=msg.to, cc=msg.cc, subject=msg.subject, snippet=" ".join(msg.body_text.split())[:140],
+        to=msg.to, cc=msg.cc, subject=msg.subject, snippet=" ".join(body_text(msg.body_text, msg.body_html).split())[:140],
         date=msg.date, labels=labels, unread="UNREAD" in labels, starred="STARRED" in labels,
         has_attachments=has_files,
     )

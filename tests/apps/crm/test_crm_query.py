@@ -14,7 +14,8 @@ def test_query_filters_orders_and_limits(api, world_dir):
     result = ok(q(api, ep, "SELECT Name, Amount, StageName, Account.Name FROM Opportunity "
                            "WHERE amount >= 20000 AND (stage = 'Proposal' OR stage IN ('Negotiation', 'Closed Won')) "
                            "ORDER BY amount DESC LIMIT 2"))
-    assert result["total_size"] == 3
+    # Salesforce's totalSize counts the rows returned under LIMIT; matching counts every match.
+    assert (result["total_size"], result["matching"]) == (2, 3)
     assert [(r["name"], r["amount"], r["account_name"]) for r in result["records"]] == [
         ("Globex - Renewal 2026", 184000, "Globex"), ("Initech - Expansion", 50000, "Initech")]
     assert set(result["records"][0]) == {"id", "name", "amount", "stage", "account_name"}
@@ -29,7 +30,8 @@ def test_query_like_not_null_booleans_dates_and_offset(api, world_dir):
     nulls = ok(q(api, ep, "SELECT id FROM Account WHERE parent_id != NULL"))
     assert nulls["total_size"] == 1
     page = ok(q(api, ep, "SELECT subject FROM Case ORDER BY CreatedDate ASC LIMIT 1 OFFSET 1"))
-    assert ([r["subject"] for r in page["records"]], page["total_size"]) == (["Dashboard outage"], 3)
+    assert ([r["subject"] for r in page["records"]], page["total_size"], page["matching"]) == (
+        ["Dashboard outage"], 1, 3)
     today = ok(q(api, ep, "SELECT subject FROM Task WHERE due_date > TODAY ORDER BY due_date"))
     assert [r["subject"] for r in today["records"]] == ["Call Sam about pricing", "Follow up with Jane"]
     count = ok(q(api, ep, "SELECT COUNT() FROM Case WHERE status != 'Closed'"))
@@ -45,6 +47,16 @@ def test_query_like_not_null_booleans_dates_and_offset(api, world_dir):
     ("SELECT name FROM Account LIMIT 99999", "LIMIT"),
     ("SELECT name FROM Account WHERE (name = 'x'", "expected )"),
     ("", "write a query"),
+    ("SELECT name FROM Opportunity WHERE amount > 'lots'", "amount is a number field and cannot be compared with text"),
+    ("SELECT name FROM Opportunity WHERE close_date = 2026-13-45", "2026-13-45 is not a date for close_date"),
+    ("SELECT name FROM Opportunity WHERE close_date = 2026-02-30", "2026-02-30 is not a date"),
+    ("SELECT name FROM Opportunity WHERE created_at > 2026-02-30T10:00:00Z", "is not a date and time"),
+    ("SELECT name FROM Opportunity WHERE is_closed = 'yes'", "is_closed is a bool field"),
+    ("SELECT name FROM Opportunity WHERE amount LIKE '%1%'", "LIKE needs a text field"),
+    ("SELECT name FROM Opportunity WHERE amount > " + "9" * 5000, "out of range"),
+    ("SELECT name FROM Account LIMIT " + "9" * 5000, "LIMIT takes a whole number"),
+    ("SELECT name FROM Account OFFSET 99999999999999999999999", "OFFSET takes a whole number"),
+    ("SELECT name FROM Account WHERE " + "(" * 5000 + "name = 'x'" + ")" * 5000, "nested more than"),
 ])
 def test_bad_queries_are_refused_with_a_hint_and_nothing_runs(api, world_dir, soql, hint):
     ep = start(api, world_dir)
@@ -52,6 +64,13 @@ def test_bad_queries_are_refused_with_a_hint_and_nothing_runs(api, world_dir, so
     assert problem["field"] == "soql"
     assert hint in problem["message"]
     assert ok(q(api, ep, "SELECT COUNT() FROM Account"))["total_size"] == 3
+
+
+def test_deep_not_chains_are_evaluated_without_recursion(api, world_dir):
+    ep = start(api, world_dir)
+    even = ok(q(api, ep, "SELECT name FROM Account WHERE " + "NOT " * 10000 + "name = 'Globex'"))
+    odd = ok(q(api, ep, "SELECT name FROM Account WHERE " + "NOT " * 10001 + "name = 'Globex'"))
+    assert [r["name"] for r in even["records"]] == ["Globex"] and odd["total_size"] == 2
 
 
 def test_values_are_bound_not_spliced(api, world_dir):

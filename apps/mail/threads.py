@@ -1,0 +1,171 @@
+"""Conversations as Gmail shows them: search by thread, and actions on a whole thread at once.
+
+A thread matches a query when any of its messages does; it is listed once, by its newest message.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import select
+
+from apps.kit import Ctx, Invalid, NotFound, OperationSet
+from apps.mail import models as m
+from apps.mail import operations, store
+from apps.mail import schemas as s
+
+ops = OperationSet("mail")
+
+
+@ops.read
+def search_threads(ctx: Ctx, query: str = "", limit: int = 20, offset: int = 0,
+                   include_messages: bool = False) -> s.ThreadSearchResult:
+    """Search your mailbox like search, but list conversations: one row per thread, newest first.
+
+    Each row gives the newest message, the number of messages and the participants; ask for
+    include_messages to get every message of each thread too. Same operators as search.
+
+    Args:
+        query: Gmail search query, e.g. 'subject:(deck board) from:(ravi OR lauren)'.
+        limit: Most threads to return (1-100).
+        offset: Skip this many threads (for paging).
+        include_messages: Also list each thread's messages, oldest first.
+    """
+    operations.check_page(limit, offset)
+    where, params, q = operations.matching(ctx, query)
+    conn = ctx.session.connection().connection.driver_connection
+    base = "from mail_entry e join mail_message m on m.id = e.message_id"
+    total = conn.execute(f"select count(distinct e.thread_id) {base} where {where}", params).fetchone()[0]
+    rank_join, rank_params, order = operations.ranking(q.rank_terms)
+    order = order.replace("coalesce(r.score, 0)", "min(coalesce(r.score, 0))")
+    thread_ids = [r[0] for r in conn.execute(
+        f"select e.thread_id {base} {rank_join}where {where} group by e.thread_id "
+        f"order by {order}max(m.date) desc, e.thread_id desc limit ? offset ?",
+        [*rank_params, *params, limit, offset])]
+    return s.ThreadSearchResult(total=total, threads=[
+        _summary(ctx, t, include_hidden=q.include_hidden, with_messages=include_messages) for t in thread_ids])
+
+
+def _thread_entries(ctx: Ctx, thread_id: int, include_hidden: bool) -> list[int]:
+    rows = ctx.session.exec(
+        select(m.Entry.id).join(m.Message, m.Message.id == m.Entry.message_id)
+        .where(m.Entry.thread_id == thread_id).order_by(m.Message.date, m.Entry.id)).all()
+    if include_hidden:
+        return list(rows)
+    labels = store.labels_of(ctx.session, list(rows))
+    visible = [i for i in rows if not {"TRASH", "SPAM"} & set(labels[i])]
+    return visible or list(rows)
+
+
+def _summary(ctx: Ctx, thread_id: int, include_hidden: bool, with_messages: bool) -> s.ThreadSummary:
+    thread = ctx.session.get(m.Thread, thread_id)
+    messages = store.summaries(ctx.session, _thread_entries(ctx, thread_id, include_hidden))
+    latest = messages[-1]
+    people = list(dict.fromkeys(msg.sender_name or msg.sender for msg in messages))
+    return s.ThreadSummary(
+        id=thread_id, subject=thread.subject or latest.subject, snippet=latest.snippet, date=latest.date,
+        message_count=len(messages), participants=people,
+        labels=sorted({label for msg in messages for label in msg.labels}),
+        unread=any(msg.unread for msg in messages), starred=any(msg.starred for msg in messages),
+        has_attachments=any(msg.has_attachments for msg in messages), latest=latest,
+        messages=messages if with_messages else None,
+    )
+
+
+def _entries(ctx: Ctx, thread_ids: list[int], keep=lambda labels: True) -> list[int]:
+    """Every message of the actor's threads ``thread_ids`` whose labels pass ``keep``."""
+    if not thread_ids:
+        raise Invalid("thread_ids: give at least one thread id", field="thread_ids")
+    found = []
+    for thread_id in dict.fromkeys(thread_ids):
+        thread = ctx.session.get(m.Thread, thread_id)
+        if thread is None or thread.owner != ctx.actor:
+            raise NotFound(f"no thread {thread_id} in your mailbox", field="thread_ids")
+        ids = _thread_entries(ctx, thread_id, include_hidden=True)
+        labels = store.labels_of(ctx.session, ids)
+        found += [i for i in ids if keep(set(labels[i]))]
+    return found
+
+
+def _outside_bins(labels: set[str]) -> bool:
+    return not {"TRASH", "SPAM"} & labels
+
+
+def _relabel(ctx: Ctx, thread_ids: list[int], add=(), remove=()) -> s.Updated:
+    ids = _entries(ctx, thread_ids, _outside_bins)
+    for entry_id in ids:
+        store.remove_labels(ctx.session, entry_id, list(remove))
+        store.add_labels(ctx.session, entry_id, list(add))
+    return s.Updated(updated=ids)
+
+
+@ops.write
+def mark_thread_read(ctx: Ctx, thread_ids: list[int]) -> s.Updated:
+    """Mark every message of conversations as read.
+
+    Args:
+        thread_ids: Ids of threads in your mailbox.
+    """
+    return _relabel(ctx, thread_ids, remove=["UNREAD"])
+
+
+@ops.write
+def mark_thread_unread(ctx: Ctx, thread_ids: list[int]) -> s.Updated:
+    """Mark conversations as unread (every message in them).
+
+    Args:
+        thread_ids: Ids of threads in your mailbox.
+    """
+    return _relabel(ctx, thread_ids, add=["UNREAD"])
+
+
+@ops.write
+def archive_thread(ctx: Ctx, thread_ids: list[int]) -> s.Updated:
+    """Archive whole conversations: every message leaves the inbox and stays in All Mail.
+
+    Args:
+        thread_ids: Ids of threads in your mailbox.
+    """
+    return _relabel(ctx, thread_ids, remove=["INBOX"])
+
+
+@ops.write
+def add_thread_label(ctx: Ctx, thread_ids: list[int], label: str) -> s.Updated:
+    """Put a label on every message of conversations (a user label, or INBOX, STARRED, IMPORTANT, UNREAD).
+
+    Args:
+        thread_ids: Ids of threads in your mailbox.
+        label: Name of the label.
+    """
+    return _relabel(ctx, thread_ids, add=[operations.label_name(ctx, label)])
+
+
+@ops.write
+def remove_thread_label(ctx: Ctx, thread_ids: list[int], label: str) -> s.Updated:
+    """Take a label off every message of conversations.
+
+    Args:
+        thread_ids: Ids of threads in your mailbox.
+        label: Name of the label.
+    """
+    return _relabel(ctx, thread_ids, remove=[operations.label_name(ctx, label)])
+
+
+@ops.write
+def trash_thread(ctx: Ctx, thread_ids: list[int]) -> s.Updated:
+    """Move whole conversations to the trash; restore_thread brings them back.
+
+    Args:
+        thread_ids: Ids of threads in your mailbox.
+    """
+    ids = _entries(ctx, thread_ids, lambda labels: "TRASH" not in labels)
+    return operations.trash(ctx, ids) if ids else s.Updated(updated=[])
+
+
+@ops.write
+def restore_thread(ctx: Ctx, thread_ids: list[int]) -> s.Updated:
+    """Take every trashed message of conversations out of the trash, back to where it was.
+
+    Args:
+        thread_ids: Ids of threads in your mailbox.
+    """
+    ids = _entries(ctx, thread_ids, lambda labels: "TRASH" in labels)
+    return operations.restore(ctx, ids) if ids else s.Updated(updated=[])
