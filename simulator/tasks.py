@@ -9,4 +9,4 @@ from tasks.catalog import Catalog
 
 def task_catalog(store: EpisodeStore) -> Catalog:
     operations = {f"{op.app}.{op.name}": op for op in all_operations(store.apps)}
-    return Catalog(operations, lambda task: store.create(task.world, task.actor))
+    return Catalog(operations, lambda task: store.create(task.world, task.actor, task=task))

@@ -40,6 +40,8 @@ def invoke(episode: Episode, op: Operation, arguments: dict[str, Any] | None, su
             virtual_time=now, wall_time=wall, duration_ms=round((time.perf_counter() - started) * 1000, 3),
         )
         episode.trajectory.append(step)
+        if episode.recorder is not None:
+            episode.recorder(step)
         episode.clock.tick()
     if failure is not None:
         raise failure
