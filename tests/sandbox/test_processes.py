@@ -13,6 +13,7 @@ from factories import make_world
 from surfaces import CONTROL, mcp_session, new_episode, run_ow
 
 from sandbox.processes import ProcessesBackend
+from simulator.trajectories.files import read as read_trajectory
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,8 +62,9 @@ def test_an_episode_acts_over_mcp_and_the_cli_and_its_state_lives_in_the_app_ser
     assert digests["crm"] == fresh["crm"] and digests["docs"] == fresh["docs"]
 
     assert httpx.delete(f"{base}/v1/episodes/{episode['id']}", headers=CONTROL).status_code == 204
-    saved = json.loads((trajectories / f"{episode['id']}.json").read_text())
-    assert [s["operation"] for s in saved["steps"]] == ["search", "send", "search"]
+    saved = read_trajectory(trajectories / f"{episode['id']}.jsonl")
+    assert [s.operation for s in saved.steps] == ["search", "send", "search"]
+    assert saved.finished and saved.footer.reason == "delete" and set(saved.footer.digests) == {"mail"}
     assert httpx.get(f"{backend.url('mail')}/admin/episodes/{episode['id']}").status_code == 404
 
 
