@@ -10,6 +10,7 @@ import typer
 import uvicorn
 
 from simulator import tasks_cli, worlds_cli
+from simulator.runner import cli as run_cli
 from simulator.trajectories import cli as trajectories_cli
 from simulator.episodes import EpisodeStore
 
@@ -20,6 +21,7 @@ cli.add_typer(tasks_cli.cli, name="tasks")
 cli.add_typer(trajectories_cli.cli, name="trajectories")
 cli.command("replay")(trajectories_cli.replay_command)
 cli.command("grade")(trajectories_cli.grade_command)
+cli.command("run")(run_cli.run_command)
 
 
 @cli.command()
