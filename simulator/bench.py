@@ -121,4 +121,11 @@ def run(world: str = "acme", repeat: int = 200) -> dict:
         "op_in_process": _ops(store, world, repeat),
         "mcp_call_loopback": _mcp(store, world, repeat),
         "memory": _memory(store, world),
+        **({"trainer": _trainer(world, repeat)} if world == "acme" else {}),  # the shipped tasks are on acme
     }
+
+
+def _trainer(world: str, repeat: int) -> dict:
+    from simulator import bench_trainer
+
+    return bench_trainer.run(world, repeat)
