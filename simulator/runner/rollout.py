@@ -97,6 +97,8 @@ async def _run_call(ow: AsyncClient, episode_id: str, tool_call, out: Rollout) -
     try:
         step = await ow.call(episode_id, name, arguments)
     except ControlError as exc:   # no such tool, or arguments the control API refuses
+        if exc.field == "episode_id":
+            raise   # the episode is gone (dropped idle, server restarted): not the policy's doing
         out.count("malformed_tool_call")
         return json.dumps({"error": {"type": exc.type, "message": exc.message, "field": exc.field}}), False
     if step["error"] is not None:

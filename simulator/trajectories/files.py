@@ -29,6 +29,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from apps.kit.episode import Episode
+from apps.kit.errors import OpError
 from apps.kit.trajectory import Step
 
 FORMAT = 1
@@ -100,7 +101,12 @@ class Recorder:
         self._write(json.dumps({"kind": "event", "event": name, **data}, default=str))
 
     def footer(self, episode: Episode, reason: Literal["finish", "delete"], reward=None) -> None:
-        digests = {app: episode.host(app).digest(episode.id) for app in episode.opened}
+        digests = {}
+        for app in episode.opened:
+            try:
+                digests[app] = episode.host(app).digest(episode.id)
+            except OpError:  # an app service that went away: its state is lost, the file still ends
+                pass
         footer = Footer(ended=datetime.now(timezone.utc), reason=reason, steps=len(episode.trajectory),
                         digests=digests)
         if reward is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,7 +12,10 @@ import pytest
 from surfaces import ROOT
 
 from simulator.episodes import EpisodeStore
+from simulator.registry import all_operations
 from simulator.tasks import task_catalog
+from tasks.catalog import Catalog
+from tasks.loader import SUITES_DIR
 from simulator.trajectories.files import read
 from simulator.trajectories.replay import regrade, replay
 
@@ -62,5 +66,32 @@ def test_replay_and_grade_commands_work_offline(recorded):
     assert graded.returncode == 0, graded.stdout + graded.stderr
     for task_id in files:
         assert task_id in graded.stdout
-    rows = __import__("json").loads((folder / "g.json").read_text())
+    rows = json.loads((folder / "g.json").read_text())
     assert len(rows) == len(files) and all(r["before"] == r["after"] == 1.0 for r in rows)
+    exported = subprocess.run([sys.executable, "-m", "simulator.cli", "trajectories", "export", str(folder),
+                               "--format", "jsonl", "--no-tools"], capture_output=True, text=True, env=env, cwd=ROOT,
+                              timeout=300)
+    assert exported.returncode == 0, exported.stderr
+    conversations = [json.loads(line) for line in exported.stdout.splitlines()]
+    assert sorted(c["metadata"]["task"] for c in conversations) == sorted(files)
+    for c in conversations:   # one tool call per agent step of the recording, in order, with its result
+        calls = [m["tool_calls"][0]["function"]["name"] for m in c["messages"] if m["role"] == "assistant"]
+        recorded = [s.tool for s in read(files[c["metadata"]["task"]]).steps if s.surface != "setup"]
+        assert calls == recorded and len(c["messages"]) == 2 + 2 * len(recorded) and c["metadata"]["reward"] == 1.0
+
+
+def test_a_changed_rubric_regrades_a_recorded_episode(recorded, tmp_path):
+    """The same trajectory, graded by a new version of its task whose goal now wants another stage."""
+    _, files = recorded
+    task_id = "crm-close-globex-renewal"
+    source = next(SUITES_DIR.glob(f"*/{task_id.removeprefix('crm-')}.yaml"))
+    (tmp_path / "crm").mkdir()
+    text = source.read_text().replace("version: 1", "version: 2").replace("expect: {stage: Closed Won", "expect: {stage: Closed Lost")
+    (tmp_path / "crm" / source.name).write_text(text)
+    store = EpisodeStore(trajectory_dir=None, idle_timeout=None)
+    operations = {f"{op.app}.{op.name}": op for op in all_operations(store.apps)}
+    catalog = Catalog(operations, lambda t: store.create(t.world, t.actor, record=False), root=tmp_path)
+    again = regrade(read(files[task_id]), store, catalog)
+    assert (again.recorded_version, again.version, again.before, again.passed_after) == (1, 2, 1.0, False)
+    assert again.after < 1.0 and again.divergences == 0
+    assert next(c for c in again.reward.criteria if c.id == "closed_won").status == "fail"
