@@ -10,9 +10,9 @@ import typer
 import uvicorn
 
 from simulator import tasks_cli, worlds_cli
+from simulator.episodes import EpisodeStore
 from simulator.runner import cli as run_cli
 from simulator.trajectories import cli as trajectories_cli
-from simulator.episodes import EpisodeStore
 
 cli = typer.Typer(help="officeworld: a company's apps as a sandbox for agents.", no_args_is_help=True,
                   add_completion=False)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from surfaces import CONTROL
 
 from sandbox.jail import Limits, unavailable_reason
 from simulator.shell import episode_jail
-from surfaces import CONTROL
 
 ROOT = Path(__file__).resolve().parents[2]
 REASON = unavailable_reason()

@@ -14,10 +14,10 @@ from surfaces import ROOT
 from simulator.episodes import EpisodeStore
 from simulator.registry import all_operations
 from simulator.tasks import task_catalog
-from tasks.catalog import Catalog
-from tasks.loader import SUITES_DIR
 from simulator.trajectories.files import read
 from simulator.trajectories.replay import regrade, replay
+from tasks.catalog import Catalog
+from tasks.loader import SUITES_DIR
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +86,8 @@ def test_a_changed_rubric_regrades_a_recorded_episode(recorded, tmp_path):
     task_id = "crm-close-globex-renewal"
     source = next(SUITES_DIR.glob(f"*/{task_id.removeprefix('crm-')}.yaml"))
     (tmp_path / "crm").mkdir()
-    text = source.read_text().replace("version: 1", "version: 2").replace("expect: {stage: Closed Won", "expect: {stage: Closed Lost")
+    text = source.read_text().replace("version: 1", "version: 2")
+    text = text.replace("expect: {stage: Closed Won", "expect: {stage: Closed Lost")
     (tmp_path / "crm" / source.name).write_text(text)
     store = EpisodeStore(trajectory_dir=None, idle_timeout=None)
     operations = {f"{op.app}.{op.name}": op for op in all_operations(store.apps)}
