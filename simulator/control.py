@@ -131,7 +131,8 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         try:
             return catalog.start(task.id, episode=episode).episode
         except Exception:
-            store.delete(episode.id)
+            if episode.id in store:  # the engine drops an episode whose setup failed itself
+                store.delete(episode.id)
             raise
 
     @router.get("/episodes")

@@ -26,6 +26,7 @@ from simulator.control import control_router
 from simulator.episodes import EpisodeStore
 from simulator.registry import all_operations
 from simulator.tasks import task_catalog
+from tasks.catalog import Catalog
 
 _MCP_PATH = re.compile(r"^/episodes/([^/]+)/mcp/?$")
 INSTRUCTIONS = ("You are working inside a company's apps (mail and more) as one of its employees. "
@@ -37,7 +38,8 @@ def allowed_hosts() -> list[str]:
     return ["127.0.0.1:*", "localhost:*", "[::1]:*", *extra]
 
 
-def build_app(store: EpisodeStore | None = None, token: str | None = None) -> "Gateway":
+def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
+              token: str | None = None) -> "Gateway":
     """The server; the control API takes ``token`` (default ``OFFICEWORLD_TOKEN``, else one made and printed)."""
     store = store if store is not None else EpisodeStore()
     operations = all_operations(store.apps)
@@ -59,7 +61,7 @@ def build_app(store: EpisodeStore | None = None, token: str | None = None) -> "G
     def get_episode(episode_id: str):
         return store.get(episode_id)
 
-    catalog = task_catalog(store)
+    catalog = catalog if catalog is not None else task_catalog(store)
     api.state.catalog = catalog
     api.include_router(control_router(store, catalog, control_token(token)))
     api.include_router(operation_router(operations, get_episode), prefix="/episodes/{episode_id}/api")

@@ -66,6 +66,28 @@ def grade(task_id: str, calls: Path = typer.Argument(..., help="JSON file: a lis
     _grade_calls(catalog, task, steps)
 
 
+@cli.command()
+def generate(world: str = typer.Option("acme", help="World whose mail the questions are about"),
+             count: int = typer.Option(30, min=1, help="How many tasks to write"),
+             seed: int = typer.Option(0, help="Which messages are chosen"),
+             actor: str = typer.Option(None, "--as", help="Whose mailbox (default: the world's acting person)"),
+             out: Path = typer.Option(None, help="Folder to write to (default: tasks/suites/email-qa-WORLD)")) -> None:
+    """Write email-search question-answering tasks whose answers are known by construction."""
+    from simulator.episodes import EpisodeStore
+    from tasks import generate as gen
+    from tasks.loader import SUITES_DIR
+    from tasks.records import State
+
+    store = EpisodeStore()
+    episode = store.create(world, actor)
+    info = episode.world.info
+    names = {p.email: p.name for p in info.people} | {o.email: o.name for o in info.outsiders}
+    state = State({app: episode.db(app).conn for app in episode.apps})
+    tasks = gen.questions(state, world, episode.actor, info.timezone, names, count, seed)
+    paths = gen.write(tasks, out or SUITES_DIR / f"email-qa-{world}")
+    typer.echo(f"wrote {len(paths)} task(s) to {paths[0].parent if paths else out}")
+
+
 def _grade_calls(catalog, task, calls: list[dict]) -> None:
     from pydantic import ValidationError
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tasks.comparators import ComparatorError, compare
-from tasks.parse import dates_in, numbers_in, parse_date, parse_number, tokens
+from tasks.comparators import ComparatorError, compare, local_date
+from tasks.parse import dates_in, numbers_in, parse_number, tokens
 
 Result = tuple[bool, str]
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -41,7 +41,7 @@ def _money(text, expected, tolerance, candidates, words, tz) -> Result:
 
 
 def _date(text, expected, tolerance, candidates, words, tz) -> Result:
-    found, want = dates_in(text), parse_date(expected)
+    found, want = dates_in(text), local_date(expected, tz)
     if want is None:
         raise ComparatorError(f"expected {expected!r} is not a date")
     return found == [want], f"expected exactly the date {want}; the answer states {[str(d) for d in found]}"

@@ -24,6 +24,23 @@ def outside_recipients_known(g: Grading) -> CheckResult:
     return CheckResult("pass", f"{len(sent)} outside recipient(s), all known")
 
 
+def negotiation_names_listed(g: Grading) -> CheckResult:
+    """The email to Rachel names every bound deal (``$deals``) and no other open opportunity: a list
+    inside free text, which a comparator on one field cannot say."""
+    from tasks.answers import mentioned
+
+    sent = [m for m in g.final.records("mail.message")
+            if m["owner"] == "rachel.okafor@acmeanalytics.com" and m["subject"] == "Deals in Negotiation"]
+    if len(sent) != 1:
+        return CheckResult("fail", f"{len(sent)} matching emails reached Rachel, expected 1")
+    names = [o["name"] for o in g.initial.records("crm.opportunity")]
+    named, wanted = set(mentioned(sent[0]["body"], names)), set(mentioned(" ; ".join(g.scope["deals"]), names))
+    ok = named == wanted
+    return CheckResult("pass" if ok else "fail", "" if ok else f"named {sorted(named)}, expected {sorted(wanted)}",
+                       {"named": sorted(named)})
+
+
 CHECKS: dict[str, Callable[[Grading], CheckResult]] = {
     "outside_recipients_known": outside_recipients_known,
+    "negotiation_names_listed": negotiation_names_listed,
 }

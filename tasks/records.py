@@ -18,6 +18,7 @@ class Kind:
     sql: str
     lists: tuple[str, ...] = ()       # comma-joined columns read as lists
     flags: tuple[str, ...] = ()       # 0/1 columns read as booleans
+    key: tuple[str, ...] = ("id",)    # what identifies a record between the initial and the final state
 
 
 _MESSAGE = """
@@ -31,11 +32,11 @@ from mail_entry e join mail_message m on m.id = e.message_id"""
 _MAIL_LISTS = ("to", "cc", "bcc", "labels", "attachments")
 
 _CRM_RELATED = """(case x.related_object
-    when 'account' then (select name from crm_account where id = x.related_id)
-    when 'opportunity' then (select name from crm_opportunity where id = x.related_id)
-    when 'contact' then (select trim(first_name || ' ' || last_name) from crm_contact where id = x.related_id)
-    when 'lead' then (select trim(first_name || ' ' || last_name) from crm_lead where id = x.related_id)
-    when 'case' then (select subject from crm_case where id = x.related_id) end) as related_name"""
+    when 'Account' then (select name from crm_account where id = x.related_id)
+    when 'Opportunity' then (select name from crm_opportunity where id = x.related_id)
+    when 'Contact' then (select trim(first_name || ' ' || last_name) from crm_contact where id = x.related_id)
+    when 'Lead' then (select trim(first_name || ' ' || last_name) from crm_lead where id = x.related_id)
+    when 'Case' then (select subject from crm_case where id = x.related_id) end) as related_name"""
 
 KINDS: dict[str, Kind] = {
     "mail.message": Kind(_MESSAGE, _MAIL_LISTS),
@@ -69,10 +70,11 @@ KINDS: dict[str, Kind] = {
                          from docs_item x left join docs_item p on p.id = x.parent_id
                          left join docs_drive d on d.id = x.drive_id""", flags=("trashed",)),
     "docs.permission": Kind("""select p.item_id as item_id, i.name as item, p.person as person, p.role as role
-                               from docs_permission p join docs_item i on i.id = p.item_id"""),
+                               from docs_permission p join docs_item i on i.id = p.item_id""", key=("item_id", "person")),
     "docs.comment": Kind("""select c.*, i.name as item from docs_comment c join docs_item i on i.id = c.item_id""",
                          flags=("resolved",)),
-    "docs.cell": Kind("""select c.*, i.name as item from docs_cell c join docs_item i on i.id = c.item_id"""),
+    "docs.cell": Kind("""select c.*, i.name as item from docs_cell c join docs_item i on i.id = c.item_id""",
+                      key=("item_id", "row", "col")),
     "task.answer": Kind("select * from task_answer order by id"),
 }
 
@@ -88,15 +90,40 @@ class State:
     by convention, with each kind's records read once."""
 
     connections: dict[str, sqlite3.Connection]
-    _cache: dict[str, list[dict]] = field(default_factory=dict)
+    _cache: dict[tuple, list[dict]] = field(default_factory=dict)
     _tables: dict[tuple, dict] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def records(self, kind: str) -> list[dict]:
+    def key(self, kind: str) -> tuple[str, ...]:
+        """The fields that identify a record of ``kind`` (its primary key, for a plain table)."""
+        if kind in KINDS:
+            return KINDS[kind].key
+        app, _, name = kind.partition(".")
+        info = self.connections[app].execute(f'pragma table_info("{app}_{name}")').fetchall()
+        return tuple(r[1] for r in sorted(info, key=lambda r: r[5]) if r[5]) or tuple(r[1] for r in info)
+
+    def identity(self, kind: str, record: dict) -> tuple:
+        return tuple(record.get(k) for k in self.key(kind))
+
+    def by_identity(self, kind: str) -> dict[tuple, dict]:
+        """Every record of ``kind`` by its identity, built once."""
+        key = ("by_identity", kind)
+        if key not in self._cache:
+            fields = self.key(kind)
+            index = {tuple(r.get(k) for k in fields): r for r in self.records(kind)}
+            with self._lock:
+                self._cache.setdefault(key, index)
+        return self._cache[key]
+
+    def records(self, kind: str, where: dict | None = None) -> list[dict]:
+        """The records of ``kind``; with ``where``, SQL narrows them first by the fields compared for
+        plain equality (callers still match every condition themselves)."""
+        plain = tuple(sorted((k, v) for k, v in (where or {}).items()
+                             if isinstance(v, (str, int, float)) and not isinstance(v, bool)))
         with self._lock:
-            if kind not in self._cache:
-                self._cache[kind] = read_kind(self.connections, kind)
-            return self._cache[kind]
+            if (kind, plain) not in self._cache:
+                self._cache[kind, plain] = read_kind(self.connections, kind, dict(plain))
+            return self._cache[kind, plain]
 
     def table(self, app: str, table: str, read) -> dict:
         """``read(connection, table)`` once per table: the diff reads an initial state many times."""
@@ -106,13 +133,19 @@ class State:
             return self._tables[app, table]
 
 
-def read_kind(connections: dict[str, sqlite3.Connection], kind: str) -> list[dict]:
+def read_kind(connections: dict[str, sqlite3.Connection], kind: str, equal: dict | None = None) -> list[dict]:
     app, _, name = kind.partition(".")
     if app not in connections:
         raise UnknownKind(f"{kind}: no app named {app!r} in this episode")
     conn = connections[app]
     spec = KINDS.get(kind) or _table_kind(conn, app, name)
-    cursor = conn.execute(spec.sql)
+    sql, params = spec.sql, []
+    columns = _columns(conn, spec.sql)
+    usable = {k: v for k, v in (equal or {}).items() if k in columns and k not in spec.lists and k not in spec.flags}
+    if usable:
+        sql = f"select * from ({spec.sql}) where " + " and ".join(f'"{k}" = ?' for k in usable)
+        params = list(usable.values())
+    cursor = conn.execute(sql, params)
     columns = [d[0] for d in cursor.description]
     rows = []
     for values in cursor:
@@ -123,6 +156,16 @@ def read_kind(connections: dict[str, sqlite3.Connection], kind: str) -> list[dic
             row[key] = bool(row.get(key))
         rows.append(row)
     return rows
+
+
+_COLUMNS: dict[str, set[str]] = {}
+
+
+def _columns(conn: sqlite3.Connection, sql: str) -> set[str]:
+    """The columns a kind's query yields (the same for every episode of an app: cached by query)."""
+    if sql not in _COLUMNS:
+        _COLUMNS[sql] = {d[0] for d in conn.execute(f"select * from ({sql}) limit 0").description}
+    return _COLUMNS[sql]
 
 
 def _table_kind(conn: sqlite3.Connection, app: str, name: str) -> Kind:
