@@ -176,4 +176,11 @@ def run(world: str = "acme", repeat: int = 200) -> dict:
         "ow_command": _ow(store, world, min(repeat, 20)),
         "memory": _memory(store, world),
         "grade_episode": _grading(store, min(repeat, 50)) if world == "acme" else {},
+        **({"trainer": _trainer(world, repeat)} if world == "acme" else {}),  # the shipped tasks are on acme
     }
+
+
+def _trainer(world: str, repeat: int) -> dict:
+    from simulator import bench_trainer
+
+    return bench_trainer.run(world, repeat)

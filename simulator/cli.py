@@ -12,11 +12,17 @@ import uvicorn
 
 from simulator import tasks_cli, worlds_cli
 from simulator.episodes import EpisodeStore
+from simulator.runner import cli as run_cli
+from simulator.trajectories import cli as trajectories_cli
 
 cli = typer.Typer(help="officeworld: a company's apps as a sandbox for agents.", no_args_is_help=True,
                   add_completion=False)
 cli.add_typer(worlds_cli.cli, name="worlds")
 cli.add_typer(tasks_cli.cli, name="tasks")
+cli.add_typer(trajectories_cli.cli, name="trajectories")
+cli.command("replay")(trajectories_cli.replay_command)
+cli.command("grade")(trajectories_cli.grade_command)
+cli.command("run")(run_cli.run_command)
 
 
 @cli.command()

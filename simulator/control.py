@@ -11,13 +11,15 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 import anyio
-from fastapi import APIRouter, Body, Request, Response
+from fastapi import APIRouter, Body, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from apps.kit import Invalid, NotFound
 from apps.kit.episode import Episode
 from apps.kit.invoker import invoke
+from apps.kit.mcp import tool as mcp_tool
 from apps.kit.trajectory import Step, Trajectory
+from simulator.auth import require_bearer
 from simulator.episodes import EpisodeStore
 from simulator.registry import all_operations
 from tasks.catalog import Catalog
@@ -33,6 +35,9 @@ class CreateEpisode(BaseModel):
     world: str | None = Field(None, description="Name of a shipped world, or a path to a world folder (default acme)")
     actor: str | None = Field(None, alias="as", description="Email of the person the agent acts as")
     task: str | None = Field(None, description="A task id: the episode runs its setup and the response carries its prompt")
+    record: bool | None = Field(None, description="Keep a trajectory file (default: when the server has a folder for them)")
+    meta: dict[str, Any] = Field(default_factory=dict, description="Labels for the trajectory file's header (a run, a sample)")
+    tools: bool | None = Field(None, description="Return the tools in MCP and OpenAI form (default: for a task)")
 
 
 class TaskBrief(BaseModel):
@@ -67,6 +72,9 @@ class EpisodeInfo(BaseModel):
         description="error: some app's state cannot be reached (see app_errors); unchecked in listings")
     app_errors: dict[str, str] = Field(default_factory=dict, description="Per unreachable app, the reason")
     task: TaskBrief | None = Field(None, description="The task this episode runs, with its prompt")
+    idle_s: float = Field(0.0, description="Seconds since the last call (or creation)")
+    recording: bool = Field(False, description="Whether the episode streams a trajectory file")
+    tools: dict[str, list[dict]] | None = Field(None, description="openai and mcp: the agent's tools in each form")
 
 
 class Digest(BaseModel):
@@ -79,7 +87,8 @@ class ClockAdvance(BaseModel):
     seconds: float = Field(ge=0, le=10 * 365 * 86400, description="How far to move the virtual clock")
 
 
-def info(request: Request, episode: Episode, check: bool = True, catalog: Catalog | None = None) -> EpisodeInfo:
+def info(request: Request, episode: Episode, check: bool = True, catalog: Catalog | None = None,
+         store: EpisodeStore | None = None) -> EpisodeInfo:
     """The episode as the control API shows it; ``check`` asks each app's host whether it is reachable
     (listings skip it: one round trip per app per episode would make them slow)."""
     base = str(request.base_url).rstrip("/")
@@ -91,45 +100,71 @@ def info(request: Request, episode: Episode, check: bool = True, catalog: Catalo
         apps=episode.apps, steps=len(episode.trajectory),
         mcp_url=f"{base}/episodes/{episode.id}/mcp", api_url=f"{base}/episodes/{episode.id}/api",
         status=("error" if errors else "ready") if check else "unchecked", app_errors=errors, task=brief,
+        idle_s=round(store.idle_for(episode), 3) if store else 0.0, recording=episode.recorder is not None,
     )
 
 
-def control_router(store: EpisodeStore, catalog: Catalog) -> APIRouter:
-    router = APIRouter(prefix="/v1", tags=["control"])
-    operations = {op.qualified_name: op for op in all_operations(store.apps)}
+def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = None) -> APIRouter:
+    """The ``/v1`` routes; with ``token``, each needs ``Authorization: Bearer <token>``."""
+    router = APIRouter(prefix="/v1", tags=["control"], dependencies=[Depends(require_bearer(token))] if token else [])
+    all_ops = all_operations(store.apps)
+    operations = {op.qualified_name: op for op in all_ops}
+    tool_forms = {"openai": [op.openai_tool() for op in all_ops],
+                  "mcp": [mcp_tool(op).model_dump(mode="json", by_alias=True, exclude_none=True) for op in all_ops]}
+    store.on_delete.append(catalog.forget)
 
     @router.post("/episodes", status_code=201)
     def create_episode(request: Request, body: CreateEpisode = Body(default_factory=CreateEpisode)) -> EpisodeInfo:
-        if body.task is not None:
-            if body.world is not None or body.actor is not None:
-                raise Invalid("task: a task names its own world and acting person; give only the task", field="task")
-            return info(request, catalog.start(body.task).episode, catalog=catalog)
-        return info(request, store.create(body.world or "acme", body.actor))
+        if body.task is None:
+            episode = store.create(body.world or "acme", body.actor, record=body.record, meta=body.meta)
+        elif body.world is not None or body.actor is not None:
+            raise Invalid("task: a task names its own world and acting person; give only the task", field="task")
+        else:
+            episode = _start_task(body)
+        out = info(request, episode, catalog=catalog, store=store)
+        out.tools = tool_forms if (body.tools if body.tools is not None else body.task is not None) else None
+        return out
+
+    def _start_task(body: CreateEpisode) -> Episode:
+        task = catalog.get(body.task, include_quarantined=False)
+        episode = store.create(task.world, task.actor, task=task, record=body.record, meta=body.meta)
+        try:
+            return catalog.start(task.id, episode=episode).episode
+        except Exception:
+            if episode.id in store:  # the engine drops an episode whose setup failed itself
+                store.delete(episode.id)
+            raise
 
     @router.get("/episodes")
-    def list_episodes(request: Request) -> list[EpisodeInfo]:
-        return [info(request, e, check=False, catalog=catalog) for e in store.list()]
+    def list_episodes(request: Request, task: str | None = None) -> list[EpisodeInfo]:
+        """Every live episode (``task``: only those of that task); idle ones past the timeout are dropped first."""
+        store.drop_idle(force=True)
+        out = [info(request, e, check=False, catalog=catalog, store=store) for e in store.list()]
+        return [e for e in out if task is None or (e.task and e.task.id == task)]
 
     @router.get("/episodes/{episode_id}")
     def get_episode(request: Request, episode_id: str) -> EpisodeInfo:
-        return info(request, store.get(episode_id), catalog=catalog)
+        return info(request, store.get(episode_id), catalog=catalog, store=store)
 
     @router.post("/episodes/{episode_id}/fork", status_code=201)
     def fork_episode(request: Request, episode_id: str) -> EpisodeInfo:
         child = store.fork(episode_id)
         catalog.forked(episode_id, child)
-        return info(request, child, catalog=catalog)
+        return info(request, child, catalog=catalog, store=store)
 
     @router.delete("/episodes/{episode_id}", status_code=204)
     def delete_episode(episode_id: str) -> Response:
-        store.delete(episode_id)
-        catalog.forget(episode_id)
+        store.delete(episode_id)  # the catalog forgets it too (store.on_delete)
         return Response(status_code=204)
 
     @router.post("/episodes/{episode_id}/finish")
     def finish(episode_id: str, body: Finish = Body(default_factory=Finish)) -> Reward:
-        """Record the final answer (optional) and grade the episode against its task."""
-        return catalog.finish(store.get(episode_id), body.answer, body.status)
+        """Record the final answer (optional) and grade the episode against its task; the reward ends
+        the episode's trajectory file (finishing again regrades and writes a new footer)."""
+        episode = store.get(episode_id)
+        reward = catalog.finish(episode, body.answer, body.status)
+        store.finished(episode, reward)
+        return reward
 
     @router.post("/episodes/{episode_id}/call")
     def call_tool(episode_id: str, body: ToolCall) -> Step:
@@ -174,6 +209,7 @@ def control_router(store: EpisodeStore, catalog: Catalog) -> APIRouter:
             await anyio.to_thread.run_sync(episode.restore, body)
         except (zipfile.BadZipFile, KeyError, ValueError) as exc:
             raise Invalid(f"body: not a snapshot of this episode's world ({exc})", field="body") from None
+        store.restored(episode)
         return info(request, episode)
 
     @router.post("/episodes/{episode_id}/clock")

@@ -9,6 +9,7 @@ from pathlib import Path
 import httpx
 
 from sandbox.config import open_backend, parse_config
+from simulator.auth import control_token
 from simulator.compile import cache_dir
 
 COMPOSE_FILE = Path(__file__).resolve().parent.parent / "compose.yaml"
@@ -16,7 +17,8 @@ COMPOSE_FILE = Path(__file__).resolve().parent.parent / "compose.yaml"
 
 def run_backend(kind: str, world: str, port: int, first_episode: bool) -> int:
     """Start the services with backend ``kind``, print the gateway's address, serve until interrupted."""
-    env, extra = {"OFFICEWORLD_WORLD": world}, {}
+    token = control_token()  # the gateway takes it from the environment; made and printed here when unset
+    env, extra = {"OFFICEWORLD_WORLD": world, "OFFICEWORLD_TOKEN": token}, {}
     if kind == "processes":
         extra = {"ports": {"gateway": port}}  # the containers' /cache and /trajectories are this user's folders here
         env |= {"OFFICEWORLD_CACHE_DIR": str(cache_dir()), "OFFICEWORLD_TRAJECTORY_DIR": str(Path("trajectories").resolve())}
@@ -31,7 +33,8 @@ def run_backend(kind: str, world: str, port: int, first_episode: bool) -> int:
         base = backend.url("gateway")
         print(f"officeworld ({kind}): gateway at {base}   control API: {base}/v1/episodes", file=sys.stderr)
         if first_episode:
-            ep = httpx.post(f"{base}/v1/episodes", json={"world": world}, timeout=60).json()
+            ep = httpx.post(f"{base}/v1/episodes", json={"world": world}, timeout=60,
+                            headers={"Authorization": f"Bearer {token}"}).json()
             print(f"episode {ep['id']} as {ep['actor']}\n  MCP:  {ep['mcp_url']}\n  REST: {ep['api_url']}\n"
                   f"  CLI:  export OW_URL={base} OW_EPISODE={ep['id']}", file=sys.stderr)
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

@@ -2,6 +2,12 @@
 
 Each app's state lives in one ``AppHost``: in this process by default, or in an app service when
 ``OFFICEWORLD_<APP>_URL`` (e.g. ``OFFICEWORLD_MAIL_URL=http://mail:8000``) names one.
+
+With a trajectory folder (``OFFICEWORLD_TRAJECTORY_DIR``, or ``trajectory_dir``), every episode
+streams its trajectory to ``<folder>/<episode id>.jsonl`` (``simulator.trajectories.files``);
+``record`` at creation turns that off or on per episode. With an idle timeout
+(``OFFICEWORLD_IDLE_TIMEOUT`` seconds), episodes with no call for that long are dropped when the
+store is next asked to create or list.
 """
 
 from __future__ import annotations
@@ -9,18 +15,21 @@ from __future__ import annotations
 import os
 import secrets
 import threading
+import time
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import Callable
 
 from apps.kit import App, Invalid, NotFound
 from apps.kit.clock import VirtualClock
 from apps.kit.episode import Episode
 from apps.kit.host import AppHost, LocalHost
 from apps.kit.remote import RemoteHost
-from apps.kit.trajectory import Trajectory
 from simulator.compile import world_images
 from simulator.registry import APPS, world_sections
-from worlds import WorldError, load_info
+from simulator.trajectories.files import Recorder, header_for
+from worlds import WorldError, content_hash, load_info
 from worlds.model import WorldInfo
 
 
@@ -33,18 +42,32 @@ class CompiledWorld:
     info: WorldInfo
     images: dict[str, bytes]
 
+    @cached_property
+    def content_hash(self) -> str:
+        return content_hash(self.root)
+
+
+_FROM_ENV = object()  # a setting not given reads its environment variable
+
 
 class EpisodeStore:
     """Every live episode of one server. Worlds are loaded and compiled once, on first use."""
 
     def __init__(self, apps: dict[str, App] = APPS, cache_dir: Path | None = None,
-                 app_urls: dict[str, str] | None = None):
+                 app_urls: dict[str, str] | None = None, trajectory_dir=_FROM_ENV, idle_timeout=_FROM_ENV):
         self.apps = apps
         self.cache_dir = cache_dir
         urls = app_urls_from_env(apps) if app_urls is None else app_urls
-        # Where finished (deleted) episodes leave their trajectory; compose mounts a volume there.
-        trajectories = os.environ.get("OFFICEWORLD_TRAJECTORY_DIR", "").strip()
-        self.trajectory_dir = Path(trajectories) if trajectories else None
+        # Where episodes stream their trajectory files; compose mounts a volume there.
+        if trajectory_dir is _FROM_ENV:
+            trajectory_dir = os.environ.get("OFFICEWORLD_TRAJECTORY_DIR", "").strip() or None
+        self.trajectory_dir = Path(trajectory_dir) if trajectory_dir else None
+        if idle_timeout is _FROM_ENV:
+            idle_timeout = float(os.environ.get("OFFICEWORLD_IDLE_TIMEOUT", "0") or 0) or None
+        self.idle_timeout: float | None = idle_timeout
+        self.on_delete: list[Callable[[str], None]] = []   # told of every episode deleted or dropped
+        self._created: dict[str, float] = {}
+        self._last_sweep = time.monotonic()
         self.hosts: dict[str, AppHost] = {
             name: RemoteHost(name, urls[name]) if name in urls else LocalHost(app, self._source(name))
             for name, app in apps.items()}
@@ -72,7 +95,10 @@ class EpisodeStore:
                 self._worlds[name] = CompiledWorld(info.name, root, info, images)
             return self._worlds[name]
 
-    def create(self, world: str, actor: str | None = None) -> Episode:
+    def create(self, world: str, actor: str | None = None, *, task=None, record: bool | None = None,
+               meta: dict | None = None) -> Episode:
+        """A fresh episode; ``task`` (a ``tasks.model.Task``) goes into its trajectory file's header."""
+        self.drop_idle()
         compiled = self.world(world)
         info = compiled.info
         actor = (actor or info.default_actor).strip().lower()
@@ -80,9 +106,21 @@ class EpisodeStore:
             raise Invalid(f"as: {actor} is not a person of world {world!r}", field="as")
         episode = Episode(_new_id(), compiled, actor, self.hosts, VirtualClock(info.now_utc), world_ref=world,
                           operations={name: app.operations for name, app in self.apps.items()})
+        if record and self.trajectory_dir is None:
+            raise Invalid("record: this server keeps no trajectory files (set OFFICEWORLD_TRAJECTORY_DIR)",
+                          field="record")
+        if self.trajectory_dir is not None and record is not False:
+            episode.recorder = Recorder(self._file(episode.id), header_for(episode, compiled, task, meta=meta))
+        self._add(episode)
+        return episode
+
+    def _file(self, episode_id: str) -> Path:
+        return self.trajectory_dir / f"{episode_id}.jsonl"
+
+    def _add(self, episode: Episode) -> None:
         with self._lock:
             self._episodes[episode.id] = episode
-        return episode
+            self._created[episode.id] = time.time()
 
     def get(self, episode_id: str) -> Episode:
         episode = self._episodes.get(episode_id)
@@ -91,22 +129,60 @@ class EpisodeStore:
         return episode
 
     def fork(self, episode_id: str) -> Episode:
-        child = self.get(episode_id).fork(_new_id())
-        with self._lock:
-            self._episodes[child.id] = child
+        """A copy of the episode; when the parent keeps a file, so does the child (its file starts with
+        the parent's header and steps, so that it replays alone)."""
+        parent = self.get(episode_id)
+        with parent.lock:
+            child = parent.fork(_new_id())
+            if isinstance(parent.recorder, Recorder):
+                header = parent.recorder.header.model_copy(update={"episode": child.id, "forked_from": parent.id})
+                child.recorder = Recorder(self._file(child.id), header, child.trajectory)
+        self._add(child)
         return child
+
+    def finished(self, episode: Episode, reward) -> None:
+        """Write the footer with ``reward`` (a ``tasks.reward.Reward``) to the episode's file, if it keeps one."""
+        if isinstance(episode.recorder, Recorder):
+            with episode.lock:
+                episode.recorder.footer(episode, "finish", reward)
+
+    def restored(self, episode: Episode) -> None:
+        """Note in the file that the state jumped to a snapshot (replay cannot pass that point)."""
+        if isinstance(episode.recorder, Recorder):
+            episode.recorder.event("restore", step=len(episode.trajectory))
 
     def delete(self, episode_id: str) -> None:
         episode = self.get(episode_id)
         with self._lock:
             self._episodes.pop(episode_id, None)
-        if self.trajectory_dir is not None:
-            self._write_trajectory(episode)
+            self._created.pop(episode_id, None)
+        recorder = episode.recorder
+        if isinstance(recorder, Recorder):
+            with episode.lock:
+                if not recorder.finished:
+                    recorder.footer(episode, "delete")
+                recorder.close()
         episode.close()
+        for listener in self.on_delete:
+            listener(episode_id)
 
-    def _write_trajectory(self, episode: Episode) -> None:
-        self.trajectory_dir.mkdir(parents=True, exist_ok=True)
-        (self.trajectory_dir / f"{episode.id}.json").write_text(Trajectory.of(episode).model_dump_json(indent=1))
+    def idle_for(self, episode: Episode) -> float:
+        """Seconds since the episode's last call (or its creation)."""
+        last = episode.trajectory[-1].wall_time.timestamp() if episode.trajectory else 0.0
+        return time.time() - max(last, self._created.get(episode.id, 0.0))
+
+    def drop_idle(self, force: bool = False) -> list[str]:
+        """Delete the episodes idle longer than the idle timeout (at most once a second unless forced)."""
+        if self.idle_timeout is None or (not force and time.monotonic() - self._last_sweep < 1.0):
+            return []
+        self._last_sweep = time.monotonic()
+        idle = [e.id for e in self.list() if self.idle_for(e) > self.idle_timeout]
+        for episode_id in idle:
+            try:
+                self.delete(episode_id)
+            except NotFound:  # deleted meanwhile
+                pass
+        return idle
 
     def __contains__(self, episode_id: str) -> bool:
         return episode_id in self._episodes

@@ -1,6 +1,6 @@
 """The embedded server: control API, per-episode REST and per-episode MCP, in one ASGI app.
 
-    /v1/...                         control API (trainers, runners)
+    /v1/...                         control API (trainers, runners; bearer token, simulator/auth.py)
     /episodes/{id}/api/{app}/{op}   per-episode REST, one route per operation
     /episodes/{id}/api/tools        every operation's schema and CLI shape (what ``ow`` builds its commands from)
     /episodes/{id}/mcp              per-episode MCP over streamable HTTP
@@ -23,6 +23,7 @@ from apps.kit.cli import catalogue
 from apps.kit.mcp import build_server
 from apps.kit.operation import invalid_from
 from apps.kit.rest import error_response, operation_router
+from simulator.auth import control_token
 from simulator.control import control_router
 from simulator.episodes import EpisodeStore
 from simulator.registry import all_operations
@@ -39,7 +40,9 @@ def allowed_hosts() -> list[str]:
     return ["127.0.0.1:*", "localhost:*", "[::1]:*", *extra]
 
 
-def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None) -> "Gateway":
+def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
+              token: str | None = None) -> "Gateway":
+    """The server; the control API takes ``token`` (default ``OFFICEWORLD_TOKEN``, else one made and printed)."""
     store = store if store is not None else EpisodeStore()
     operations = all_operations(store.apps)
     mcp = build_server(operations, lambda ctx: store.get(ctx.request.scope["episode"]),
@@ -62,7 +65,7 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None)
 
     catalog = catalog if catalog is not None else task_catalog(store)
     api.state.catalog = catalog
-    api.include_router(control_router(store, catalog))
+    api.include_router(control_router(store, catalog, control_token(token)))
     api.include_router(operation_router(operations, get_episode), prefix="/episodes/{episode_id}/api")
     tools = catalogue(store.apps)
 

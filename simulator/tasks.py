@@ -15,5 +15,7 @@ def task_catalog(store: EpisodeStore, root: Path | None = None) -> Catalog:
     """A catalog of the suites under ``root`` (default: ``OFFICEWORLD_TASKS_DIR`` or the shipped ones)."""
     root = root or Path(os.environ.get("OFFICEWORLD_TASKS_DIR") or SUITES_DIR)
     operations = {f"{op.app}.{op.name}": op for op in all_operations(store.apps)}
-    return Catalog(operations, lambda task: store.create(task.world, task.actor), root,
+    # Episodes the engine makes itself (probes that learn what the oracle changes) keep no file; the
+    # control API hands the catalog a recording episode for the episodes agents work in.
+    return Catalog(operations, lambda task: store.create(task.world, task.actor, task=task, record=False), root,
                    release=lambda episode: store.delete(episode.id))

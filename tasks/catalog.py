@@ -48,11 +48,12 @@ class Catalog:
     def suites(self) -> list[str]:
         return sorted({t.suite for t in self.tasks.values()})
 
-    def start(self, task_id: str, include_quarantined: bool = False) -> TaskRun:
-        """A fresh episode with the task's scene set and its bindings resolved."""
+    def start(self, task_id: str, include_quarantined: bool = False, episode: Episode | None = None) -> TaskRun:
+        """A fresh episode (or ``episode``, fresh on the task's world) with the task's scene set and its
+        bindings resolved."""
         task = self.get(task_id, include_quarantined)
         try:
-            run = self.engine.begin(task)
+            run = self.engine.begin(task, episode)
         except TaskError as exc:
             raise Invalid(f"task {task_id}: {exc}", field="task") from None
         with self._lock:

@@ -17,12 +17,14 @@ from fastapi.testclient import TestClient
 sys.path.insert(0, str(Path(__file__).parent))
 
 from factories import make_world  # noqa: E402
+from surfaces import CONTROL, TOKEN  # noqa: E402
 
 from simulator.episodes import EpisodeStore  # noqa: E402
 from simulator.serve import serve_in_thread  # noqa: E402
 from simulator.server import build_app  # noqa: E402
 
 BASE_URL = "http://localhost:8000"
+os.environ["OFFICEWORLD_TOKEN"] = TOKEN
 
 
 @pytest.fixture
@@ -60,7 +62,7 @@ def store(world_cache: Path) -> EpisodeStore:
 @pytest.fixture
 def api(store: EpisodeStore):
     """A TestClient over the whole server (control API, REST, MCP); Host is localhost for MCP."""
-    with TestClient(build_app(store), base_url=BASE_URL) as client:
+    with TestClient(build_app(store), base_url=BASE_URL, headers=CONTROL) as client:
         yield client
 
 

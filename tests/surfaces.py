@@ -11,6 +11,8 @@ import httpx
 from mcp import Client
 
 ROOT = Path(__file__).parents[1]
+TOKEN = "ow_test_control_token"  # conftest puts it in OFFICEWORLD_TOKEN, so every server the tests start takes it
+CONTROL = {"Authorization": f"Bearer {TOKEN}"}
 
 
 def call(api, episode: dict, app: str, op: str, **arguments):
@@ -21,7 +23,7 @@ def call(api, episode: dict, app: str, op: str, **arguments):
 def new_episode(base: str, world_dir, actor: str | None = None) -> dict:
     """Create an episode over the control API at ``base``; fails the test on anything but 201."""
     body = {"world": str(world_dir), **({"as": actor} if actor else {})}
-    response = httpx.post(f"{base}/v1/episodes", json=body, timeout=30)
+    response = httpx.post(f"{base}/v1/episodes", json=body, headers=CONTROL, timeout=30)
     assert response.status_code == 201, response.text
     return response.json()
 

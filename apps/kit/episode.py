@@ -8,6 +8,7 @@ import threading
 import zipfile
 from datetime import datetime
 from hashlib import sha256
+from typing import Callable
 
 from apps.kit.clock import VirtualClock
 from apps.kit.database import AppDatabase
@@ -34,6 +35,7 @@ class Episode:
         self.hosts = hosts
         self.clock = clock
         self.trajectory: list[Step] = []
+        self.recorder: Callable[[Step], None] | None = None  # called with each step as it is appended (trajectory files)
         self.lock = threading.RLock()
         self._opened: set[str] = set()
         self.operations = operations or {}

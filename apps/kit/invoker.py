@@ -54,6 +54,8 @@ def _run(episode: Episode, op: Operation, arguments, surface: Surface, requested
         requested_by=requested_by,
     )
     episode.trajectory.append(step)
+    if episode.recorder is not None:
+        episode.recorder(step)
     episode.clock.tick()
     return step, outcome, failure
 
@@ -68,11 +70,13 @@ def _request(episode: Episode, by: Step, request: dict) -> None:
     reason = (f"this episode has no operation {request['app']}.{request['operation']}" if peer is None
               else f"peer requests nest deeper than {MAX_DEPTH}")
     now = episode.clock.now()
-    episode.trajectory.append(Step(
-        index=len(episode.trajectory), surface="peer", app=request["app"], operation=request["operation"],
-        actor=by.actor, arguments=request["arguments"], error={"type": "not_found" if peer is None else "conflict", "message": reason},
-        mutates=True, state_changed=False, virtual_time=now, wall_time=datetime.now(timezone.utc), duration_ms=0.0,
-        requested_by=by.index))
+    error = {"type": "not_found" if peer is None else "conflict", "message": reason}
+    step = Step(index=len(episode.trajectory), surface="peer", app=request["app"], operation=request["operation"],
+                actor=by.actor, arguments=request["arguments"], error=error, mutates=True, state_changed=False,
+                virtual_time=now, wall_time=datetime.now(timezone.utc), duration_ms=0.0, requested_by=by.index)
+    episode.trajectory.append(step)
+    if episode.recorder is not None:
+        episode.recorder(step)
 
 
 def _depth(episode: Episode, step: Step) -> int:

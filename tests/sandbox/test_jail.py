@@ -7,6 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from surfaces import CONTROL
 
 from sandbox.jail import Limits, unavailable_reason
 from simulator.shell import episode_jail
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
 
 @pytest.fixture
 def episodes(live_server, world_dir) -> tuple[str, dict, dict]:
-    create = lambda: httpx.post(f"{live_server}/v1/episodes", json={"world": str(world_dir)}).json()  # noqa: E731
+    create = lambda: httpx.post(f"{live_server}/v1/episodes", json={"world": str(world_dir)}, headers=CONTROL).json()  # noqa: E731
     return live_server, create(), create()
 
 
@@ -38,7 +39,7 @@ def test_ow_acts_in_its_own_episode(jail, episodes):
     done = jail.run(["ow", "mail", "search", "from:sam renewal", "--json"])
     assert done.returncode == 0, done.stderr
     assert [m["subject"] for m in json.loads(done.stdout)["messages"]] == ["Globex renewal pricing"]
-    steps = httpx.get(f"{base}/v1/episodes/{mine['id']}/trajectory").json()["steps"]
+    steps = httpx.get(f"{base}/v1/episodes/{mine['id']}/trajectory", headers=CONTROL).json()["steps"]
     assert [(s["surface"], s["operation"]) for s in steps] == [("cli", "search")]
 
 
@@ -46,7 +47,7 @@ def test_another_episode_is_refused(jail, episodes):
     base, _, other = episodes
     done = jail.run(["sh", "-c", f"OW_EPISODE={other['id']} ow mail search Globex"])
     assert done.returncode == 5 and "outside this jail's episode" in done.stderr
-    assert httpx.get(f"{base}/v1/episodes/{other['id']}/trajectory").json()["steps"] == []
+    assert httpx.get(f"{base}/v1/episodes/{other['id']}/trajectory", headers=CONTROL).json()["steps"] == []
 
 
 @pytest.mark.parametrize("path", ["/v1/episodes", "/admin/episodes/x/digest", "/health", "/docs",

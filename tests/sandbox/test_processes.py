@@ -10,10 +10,11 @@ from pathlib import Path
 import httpx
 import pytest
 from factories import make_world
-from surfaces import mcp_session, new_episode, run_ow
+from surfaces import CONTROL, mcp_session, new_episode, run_ow
 
 from sandbox.processes import ProcessesBackend
 from simulator.registry import APPS
+from simulator.trajectories.files import read as read_trajectory
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,19 +52,20 @@ def test_an_episode_acts_over_mcp_and_the_cli_and_its_state_lives_in_the_app_ser
     assert cli.returncode == 0, cli.stderr
     assert [m["subject"] for m in json.loads(cli.stdout)["messages"]] == ["Quote"]
 
-    steps = httpx.get(f"{base}/v1/episodes/{episode['id']}/trajectory").json()["steps"]
+    steps = httpx.get(f"{base}/v1/episodes/{episode['id']}/trajectory", headers=CONTROL).json()["steps"]
     assert [(s["surface"], s["operation"], s["state_changed"]) for s in steps] == [
         ("mcp", "search", False), ("mcp", "send", True), ("cli", "search", False)]
     # The mail service holds the changed state; a fresh episode's digest differs only in mail.
-    digests = httpx.get(f"{base}/v1/episodes/{episode['id']}/digest").json()["apps"]
-    fresh = httpx.get(f"{base}/v1/episodes/{new_episode(base, world_dir)['id']}/digest").json()["apps"]
+    digests = httpx.get(f"{base}/v1/episodes/{episode['id']}/digest", headers=CONTROL).json()["apps"]
+    fresh = httpx.get(f"{base}/v1/episodes/{new_episode(base, world_dir)['id']}/digest", headers=CONTROL).json()["apps"]
     admin = httpx.get(f"{backend.url('mail')}/admin/episodes/{episode['id']}/digest").json()
     assert admin["digest"] == digests["mail"] != fresh["mail"]
     assert digests["crm"] == fresh["crm"] and digests["docs"] == fresh["docs"]
 
-    assert httpx.delete(f"{base}/v1/episodes/{episode['id']}").status_code == 204
-    saved = json.loads((trajectories / f"{episode['id']}.json").read_text())
-    assert [s["operation"] for s in saved["steps"]] == ["search", "send", "search"]
+    assert httpx.delete(f"{base}/v1/episodes/{episode['id']}", headers=CONTROL).status_code == 204
+    saved = read_trajectory(trajectories / f"{episode['id']}.jsonl")
+    assert [s.operation for s in saved.steps] == ["search", "send", "search"]
+    assert saved.finished and saved.footer.reason == "delete" and saved.footer.digests["mail"] == digests["mail"]
     assert httpx.get(f"{backend.url('mail')}/admin/episodes/{episode['id']}").status_code == 404
 
 
@@ -73,13 +75,13 @@ def test_fork_and_restore_work_across_services(world):
     episode = new_episode(base, world_dir)
     send = {"to": ["mei@small.test"], "subject": "Before fork", "body": "x"}
     assert httpx.post(f"{episode['api_url']}/mail/send", json=send).status_code == 200
-    snapshot = httpx.get(f"{base}/v1/episodes/{episode['id']}/snapshot").content
-    child = httpx.post(f"{base}/v1/episodes/{episode['id']}/fork").json()
-    digest = lambda e: httpx.get(f"{base}/v1/episodes/{e}/digest").json()["digest"]  # noqa: E731
+    snapshot = httpx.get(f"{base}/v1/episodes/{episode['id']}/snapshot", headers=CONTROL).content
+    child = httpx.post(f"{base}/v1/episodes/{episode['id']}/fork", headers=CONTROL).json()
+    digest = lambda e: httpx.get(f"{base}/v1/episodes/{e}/digest", headers=CONTROL).json()["digest"]  # noqa: E731
     assert digest(child["id"]) == digest(episode["id"])
     assert httpx.post(f"{child['api_url']}/mail/send", json={**send, "subject": "Child only"}).status_code == 200
     assert digest(child["id"]) != digest(episode["id"])
-    restored = httpx.post(f"{base}/v1/episodes/{child['id']}/restore", content=snapshot)
+    restored = httpx.post(f"{base}/v1/episodes/{child['id']}/restore", content=snapshot, headers=CONTROL)
     assert restored.status_code == 200 and digest(child["id"]) == digest(episode["id"])
 
 
@@ -91,7 +93,7 @@ def test_a_dead_app_service_is_an_error_state_and_the_other_apps_keep_working(wo
     assert httpx.post(f"{episode['api_url']}/crm/list_users", json={}).status_code == 200
     backend.kill("crm")
 
-    info = httpx.get(f"{base}/v1/episodes/{episode['id']}").json()
+    info = httpx.get(f"{base}/v1/episodes/{episode['id']}", headers=CONTROL).json()
     assert info["status"] == "error" and set(info["app_errors"]) == {"crm"}
     assert "crm service" in info["app_errors"]["crm"] and "cannot be reached" in info["app_errors"]["crm"]
 
@@ -104,12 +106,12 @@ def test_a_dead_app_service_is_an_error_state_and_the_other_apps_keep_working(wo
     assert not mcp_mail.is_error and mcp_mail.structured_content["total"] == 2
     cli = run_ow(base, episode["id"], "crm", "list-users")
     assert cli.returncode == 3 and "crm service" in cli.stderr
-    digest = httpx.get(f"{base}/v1/episodes/{episode['id']}/digest")
+    digest = httpx.get(f"{base}/v1/episodes/{episode['id']}/digest", headers=CONTROL)
     assert digest.status_code == 503 and "crm" in digest.json()["error"]["message"]
     # A new episode is still created (apps open lazily) and reports the dead app at once.
     fresh = new_episode(base, world_dir)
     assert fresh["status"] == "error" and set(fresh["app_errors"]) == {"crm"}
-    steps = httpx.get(f"{base}/v1/episodes/{episode['id']}/trajectory").json()["steps"]
+    steps = httpx.get(f"{base}/v1/episodes/{episode['id']}/trajectory", headers=CONTROL).json()["steps"]
     assert [(s["surface"], s["app"], (s["error"] or {}).get("type")) for s in steps] == [
         ("rest", "crm", None), ("rest", "crm", "unavailable"), ("mcp", "crm", "unavailable"),
         ("mcp", "mail", None), ("cli", "crm", "unavailable")]

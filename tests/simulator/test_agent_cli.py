@@ -7,7 +7,7 @@ import sys
 
 import httpx
 import pytest
-from surfaces import new_episode, run_ow
+from surfaces import CONTROL, new_episode, run_ow
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def test_send_with_options_delivers_and_is_recorded_as_cli(ow):
     done = ow("mail", "send", "--to", "ravi@small.test,mei@small.test", "--subject", "Standup", "--body", "At 10.")
     assert done.returncode == 0, done.stderr
     assert "Standup" in done.stdout
-    steps = httpx.get(f"{ow.base}/v1/episodes/{ow.episode['id']}/trajectory").json()["steps"]
+    steps = httpx.get(f"{ow.base}/v1/episodes/{ow.episode['id']}/trajectory", headers=CONTROL).json()["steps"]
     assert (steps[-1]["surface"], steps[-1]["operation"]) == ("cli", "send")
     assert steps[-1]["arguments"]["to"] == ["ravi@small.test", "mei@small.test"]
 

@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 import httpx
+from surfaces import CONTROL
 
 INSPECTOR = Path(__file__).parents[2] / "tools" / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
 
@@ -20,7 +21,7 @@ def _inspect(url: str, tmp_path: Path, *args: str) -> dict:
 
 
 def test_inspector_lists_and_calls_tools(live_server, world_dir, tmp_path):
-    episode = httpx.post(f"{live_server}/v1/episodes", json={"world": str(world_dir)}).json()
+    episode = httpx.post(f"{live_server}/v1/episodes", json={"world": str(world_dir)}, headers=CONTROL).json()
     listed = _inspect(episode["mcp_url"], tmp_path, "--method", "tools/list")
     assert "mail_reply_all" in {t["name"] for t in listed["tools"]}
     found = _inspect(episode["mcp_url"], tmp_path, "--method", "tools/call", "--tool-name", "mail_search",

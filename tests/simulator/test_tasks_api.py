@@ -8,7 +8,7 @@ import json
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from surfaces import call, mcp_session
+from surfaces import CONTROL, call, mcp_session
 from task_factories import outage_task, reply_task, write_task
 
 from simulator.server import build_app
@@ -25,7 +25,7 @@ def small_catalog(store, tmp_path, world_dir):
 
 @pytest.fixture
 def task_api(store, small_catalog):
-    with TestClient(build_app(store, small_catalog), base_url="http://localhost:8000") as client:
+    with TestClient(build_app(store, small_catalog), base_url="http://localhost:8000", headers=CONTROL) as client:
         yield client
 
 
@@ -60,14 +60,14 @@ def test_the_answer_arrives_by_mcp_and_is_a_step(live_server, store, small_catal
     from simulator.serve import serve_in_thread
 
     with serve_in_thread(build_app(store, small_catalog)) as base:
-        episode = httpx.post(f"{base}/v1/episodes", json={"task": "outage-minutes"}, timeout=30).json()
+        episode = httpx.post(f"{base}/v1/episodes", json={"task": "outage-minutes"}, headers=CONTROL, timeout=30).json()
         tools, (result,) = asyncio.run(mcp_session(episode["mcp_url"], [("task_submit_answer", {"answer": "42"})]))
         names = {t.name for t in tools}
         assert "task_submit_answer" in names and not any("grade" in n or "finish" in n for n in names)
         assert not result.is_error
-        reward = httpx.post(f"{base}/v1/episodes/{episode['id']}/finish", timeout=30).json()
+        reward = httpx.post(f"{base}/v1/episodes/{episode['id']}/finish", headers=CONTROL, timeout=30).json()
         assert reward["passed"], json.dumps(reward)[:500]
-        steps = httpx.get(f"{base}/v1/episodes/{episode['id']}/trajectory").json()["steps"]
+        steps = httpx.get(f"{base}/v1/episodes/{episode['id']}/trajectory", headers=CONTROL).json()["steps"]
         assert [(s["surface"], s["app"], s["operation"]) for s in steps] == [("mcp", "task", "submit_answer")]
 
 

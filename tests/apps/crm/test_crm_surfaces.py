@@ -5,7 +5,7 @@ import json
 
 import httpx
 import pytest
-from surfaces import mcp_session, new_episode, run_ow
+from surfaces import CONTROL, mcp_session, new_episode, run_ow
 
 
 def test_mcp_lists_crm_tools_with_picklists_and_read_only_hints(live_server, world_dir):
@@ -33,7 +33,7 @@ def test_mcp_updates_and_reports_validation_and_permission_errors(live_server, w
     assert lost.is_error and '"field": "loss_reason"' in lost.content[0].text
     assert theirs.is_error and "forbidden" in theirs.content[0].text
     assert {s["stage"]: s["count"] for s in pipeline.structured_content["stages"]}["Negotiation"] == 1
-    steps = httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory").json()["steps"]
+    steps = httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory", headers=CONTROL).json()["steps"]
     assert [(s["surface"], s["state_changed"]) for s in steps] == [
         ("mcp", False), ("mcp", True), ("mcp", False), ("mcp", False), ("mcp", False)]
 

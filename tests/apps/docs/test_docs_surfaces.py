@@ -5,7 +5,7 @@ import json
 
 import httpx
 import pytest
-from surfaces import mcp_session, new_episode, run_ow
+from surfaces import CONTROL, mcp_session, new_episode, run_ow
 
 
 def test_mcp_lists_docs_tools_with_described_arguments(live_server, world_dir):
@@ -31,7 +31,7 @@ def test_mcp_edits_a_sheet_and_reads_the_recomputed_total(live_server, world_dir
     ]))
     assert not updated.is_error and updated.structured_content["rows"][3][1] == 244000
     assert read.structured_content["content"].splitlines()[-1] == "Total,244000,,134400"
-    steps = httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory").json()["steps"]
+    steps = httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory", headers=CONTROL).json()["steps"]
     assert [(s["surface"], s["operation"], s["state_changed"]) for s in steps] == [
         ("mcp", "search", False), ("mcp", "update_cells", True), ("mcp", "read_file", False)]
 

@@ -3,7 +3,7 @@
 import asyncio
 
 import httpx
-from surfaces import mcp_session, new_episode
+from surfaces import CONTROL, mcp_session, new_episode
 
 
 def test_lists_every_mail_operation_with_schemas(live_server, world_dir):
@@ -26,7 +26,7 @@ def test_calls_tools_and_records_them_in_thenew_episode(live_server, world_dir):
     ]))
     assert not found.is_error and found.structured_content["total"] == 1
     assert not sent.is_error and sent.structured_content["labels"] == ["SENT"]
-    steps = httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory").json()["steps"]
+    steps = httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory", headers=CONTROL).json()["steps"]
     assert [(s["surface"], s["operation"], s["state_changed"]) for s in steps] == [
         ("mcp", "search", False), ("mcp", "send", True)]
 

@@ -1,0 +1,45 @@
+"""The control API's bearer token: trainers and runners send it; agents' surfaces never need it.
+
+The token comes from ``OFFICEWORLD_TOKEN``; when unset, the server makes one at start and prints it.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+
+from fastapi import Request
+
+from apps.kit.errors import OpError
+
+TOKEN_ENV = "OFFICEWORLD_TOKEN"
+
+
+class Unauthorized(OpError):
+    status, kind, exit_code = 401, "unauthorized", 7
+
+
+def control_token(token: str | None = None, announce: bool = True) -> str:
+    """``token``, else ``OFFICEWORLD_TOKEN``, else a new one (printed to stderr so the operator sees it)."""
+    token = token or os.environ.get(TOKEN_ENV, "").strip()
+    if token:
+        return token
+    token = "ow_" + secrets.token_urlsafe(24)
+    if announce:
+        print(f"control API token (set {TOKEN_ENV} to choose one): {token}", file=sys.stderr)
+    return token
+
+
+def require_bearer(token: str):
+    """A FastAPI dependency that refuses a request without ``Authorization: Bearer <token>``."""
+    expected = f"Bearer {token}".encode()
+
+    def check(request: Request) -> None:
+        given = request.headers.get("authorization", "")
+        if not given:
+            raise Unauthorized("authorization: send the control token as 'Authorization: Bearer <token>'",
+                               field="authorization")
+        if not secrets.compare_digest(given.encode(), expected):
+            raise Unauthorized("authorization: wrong control token", field="authorization")
+    return check

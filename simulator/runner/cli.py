@@ -1,0 +1,95 @@
+"""``officeworld run``: a suite's tasks, K rollouts each, against an OpenAI-compatible model."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+from datetime import datetime, timezone
+from pathlib import Path
+
+import typer
+
+
+def run_command(
+        model: str = typer.Option(..., "--model", help="The policy's OpenAI-compatible server (http://host:port/v1)"),
+        suite: str = typer.Option(None, help="Run this suite's tasks"),
+        task: list[str] = typer.Option([], "--task", help="Run this task (repeatable; with or instead of --suite)"),
+        k: int = typer.Option(8, "--k", min=1, help="Rollouts per task"),
+        concurrency: int = typer.Option(8, min=1, help="Rollouts at once"),
+        max_turns: int = typer.Option(30, min=1, help="Model turns per rollout before it is cut off"),
+        model_name: str = typer.Option("default", help="The model name sent in each request"),
+        api_key: str = typer.Option(None, envvar="OFFICEWORLD_MODEL_API_KEY", help="Bearer key for the model server"),
+        timeout: float = typer.Option(120.0, help="Seconds to wait for one model reply"),
+        temperature: float = typer.Option(None, help="Sampling temperature (the server's default when absent)"),
+        out: Path = typer.Option(Path("runs/latest"), help="Folder for results.json, rollouts.jsonl and trajectories/"),
+        name: str = typer.Option(None, help="The run's name (default: the output folder's); same name resumes"),
+        server: str = typer.Option(None, help="An officeworld server to use (default: one in this process)"),
+        token: str = typer.Option(None, envvar="OFFICEWORLD_TOKEN", help="The server's control token"),
+        trajectories: Path = typer.Option(None, help="Where the server writes trajectory files (for resume; "
+                                          "default OUT/trajectories with the in-process server)")) -> None:
+    """K rollouts per task in parallel; a results table and JSON (reward mean, pass@1, pass@k, pass^k, learnable)."""
+    from simulator.runner.model import Model
+    from simulator.runner.run import RunSettings
+
+    settings = RunSettings(name=name or out.resolve().name, k=k, concurrency=concurrency, max_turns=max_turns)
+    policy = Model(url=model, name=model_name, api_key=api_key, timeout=timeout, temperature=temperature)
+    with _server(server, token, out, trajectories) as (base, secret, folder):
+        result = asyncio.run(_run(base, secret, folder, policy, settings, suite, task, out))
+    (out / "results.json").write_text(json.dumps(result, indent=1))
+    _print_table(result)
+    typer.echo(f"results: {out / 'results.json'}", err=True)
+
+
+@contextlib.contextmanager
+def _server(url: str | None, token: str | None, out: Path, trajectories: Path | None):
+    if url is not None:
+        yield url.rstrip("/"), token, trajectories
+        return
+    from simulator.episodes import EpisodeStore
+    from simulator.serve import serve_in_thread
+    from simulator.server import build_app
+
+    folder = trajectories or out / "trajectories"
+    secret = "ow_" + secrets.token_urlsafe(16)
+    with serve_in_thread(build_app(EpisodeStore(trajectory_dir=folder), token=secret)) as base:
+        yield base, secret, folder
+
+
+async def _run(base, token, folder, policy, settings, suite, tasks, out: Path) -> dict:
+    from rich.progress import Progress
+
+    from simulator.client import AsyncClient
+    from simulator.runner.run import report, run_rollouts
+
+    async with AsyncClient(base, token, max_connections=settings.concurrency * 2) as ow:
+        chosen = list(tasks) + ([t["id"] for t in await ow.tasks(suite=suite)] if suite else [])
+        if not chosen:
+            raise typer.BadParameter("no task: give --suite NAME (with tasks) or --task ID", param_hint="--suite")
+        with Progress(transient=False) as bar:
+            job = bar.add_task(f"{settings.name}: {len(chosen)} task(s) x {settings.k}", total=None)
+
+            def progress(advance: int, total: int | None) -> None:
+                if total is not None:
+                    bar.update(job, total=total)
+                bar.advance(job, advance)
+            results = await run_rollouts(ow, policy, chosen, settings, out, folder, progress)
+    return report(results, settings, {"model": policy.url, "model_name": policy.name, "suite": suite,
+                                      "finished_at": datetime.now(timezone.utc).isoformat()})
+
+
+def _print_table(result: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    k = result["k"]
+    keys = ["reward_mean", "pass@1", f"pass@{k}", f"pass^{k}"]
+    table = Table("task", "passed", *keys, "class", title=f"run {result['run']} (k={k})")
+    for task_id, m in result["tasks"].items():
+        table.add_row(task_id, f"{m['passed']}/{m['samples']}", *(f"{m[key]:.2f}" for key in keys), m["class"])
+    s = result["suite"]
+    table.add_row("suite", f"{s['tasks']} task(s)", *(f"{s[key]:.2f}" for key in keys), "", style="bold")
+    Console().print(table)
+    if result["failures"]:
+        Console().print("failures: " + ", ".join(f"{why} {n}" for why, n in sorted(result["failures"].items())))

@@ -1,0 +1,114 @@
+"""One rollout: a task episode, a chat with tool calls until the agent submits its answer, the reward.
+
+Everything the policy gets wrong is recorded and counted, never raised: a tool error comes back to
+the model as the tool's result; a malformed tool call (arguments that are not a JSON object, a tool
+that does not exist) gets an error result; a model timeout, a context overflow, a model error, a
+reply with no tool call or running out of turns ends the rollout, which is then graded as it stands.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+import httpx
+
+from simulator.client import AsyncClient, ControlError
+from simulator.runner.model import Model, ModelFailure, complete
+from simulator.trajectories.export import SYSTEM_PROMPT
+
+SUBMIT = "task_submit_answer"
+
+
+@dataclass
+class Rollout:
+    task: str
+    sample: int
+    episode: str | None = None
+    reward: float | None = None
+    passed: bool = False
+    failure: str | None = None        # why it ended without an answer (model_timeout, context_overflow, ...)
+    detail: str = ""
+    turns: int = 0
+    counts: dict[str, int] = field(default_factory=dict)   # tool_error, malformed_tool_call
+
+    def count(self, what: str) -> None:
+        self.counts[what] = self.counts.get(what, 0) + 1
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+async def rollout(ow: AsyncClient, http: httpx.AsyncClient, model: Model, task: str, sample: int,
+                  max_turns: int = 30, meta: dict | None = None) -> Rollout:
+    out = Rollout(task, sample)
+    episode = await ow.create_episode(task, meta={**(meta or {}), "task": task, "sample": sample})
+    out.episode = episode["id"]
+    try:
+        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": episode["task"]["prompt"]}]
+        await _converse(ow, http, model, episode, messages, out, max_turns)
+        reward = await ow.finish(out.episode)
+        out.reward, out.passed = reward["total"], reward["passed"]
+    finally:
+        await ow.delete(out.episode)
+    return out
+
+
+async def _converse(ow, http, model, episode, messages, out: Rollout, max_turns: int) -> None:
+    tools = episode["tools"]["openai"]
+    for out.turns in range(1, max_turns + 1):
+        try:
+            message = await complete(http, model, messages, tools, seed=out.sample)
+        except ModelFailure as exc:
+            out.failure, out.detail = exc.reason, str(exc)[:300]
+            return
+        calls = [_with_id(c, out.turns, n) for n, c in enumerate(message.get("tool_calls") or [])]
+        messages.append({"role": "assistant", "content": message.get("content"), **({"tool_calls": calls} if calls else {})})
+        if not calls:
+            out.failure = "no_answer"
+            return
+        submitted = False
+        for tool_call in calls:
+            content, ok_submit = await _run_call(ow, episode["id"], tool_call, out)
+            submitted = submitted or ok_submit
+            messages.append({"role": "tool", "tool_call_id": tool_call.get("id") if isinstance(tool_call, dict) else "",
+                             "content": content})
+        if submitted:
+            return
+    out.failure = "max_turns"
+
+
+async def _run_call(ow: AsyncClient, episode_id: str, tool_call, out: Rollout) -> tuple[str, bool]:
+    """The tool message's content for one call, and whether it was an accepted final answer."""
+    function = tool_call.get("function") if isinstance(tool_call, dict) else None
+    name = function.get("name") if isinstance(function, dict) else None
+    raw = function.get("arguments") if isinstance(function, dict) else None
+    try:
+        arguments = json.loads(raw) if isinstance(raw, str) and raw.strip() else (raw or {})
+    except json.JSONDecodeError as exc:
+        arguments, why = None, f"arguments are not valid JSON ({exc.msg})"
+    else:
+        why = "" if isinstance(arguments, dict) else "arguments must be a JSON object"
+    if not isinstance(name, str) or not name:
+        why = "a tool call needs function.name"
+    if why:
+        out.count("malformed_tool_call")
+        return json.dumps({"error": {"type": "invalid", "message": why}}), False
+    try:
+        step = await ow.call(episode_id, name, arguments)
+    except ControlError as exc:   # no such tool, or arguments the control API refuses
+        if exc.field == "episode_id":
+            raise   # the episode is gone (dropped idle, server restarted): not the policy's doing
+        out.count("malformed_tool_call")
+        return json.dumps({"error": {"type": exc.type, "message": exc.message, "field": exc.field}}), False
+    if step["error"] is not None:
+        out.count("tool_error")
+        return json.dumps({"error": step["error"]}), False
+    return json.dumps(step["result"], ensure_ascii=False, default=str), name == SUBMIT
+
+
+def _with_id(tool_call, turn: int, number: int):
+    """The call with an id (some servers leave it out; the tool message must name one)."""
+    if isinstance(tool_call, dict) and not (isinstance(tool_call.get("id"), str) and tool_call["id"]):
+        return {**tool_call, "id": f"call_{turn}_{number}"}
+    return tool_call

@@ -1,0 +1,100 @@
+"""A suite's rollouts: K per task, in parallel under a bound, resumable, summed up.
+
+Each rollout's episode keeps a trajectory file whose header carries ``meta`` {run, task, sample}.
+A rollout counts as done when its file ends with the footer of a finish; starting the same run
+again (same name, same trajectory folder) runs only the rollouts not done, so an interrupted run
+resumes where it stopped. ``rollouts.jsonl`` in the output folder keeps each rollout's details.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from simulator.client import AsyncClient
+from simulator.runner.metrics import summarise
+from simulator.runner.model import Model
+from simulator.runner.rollout import Rollout, rollout
+from simulator.trajectories.files import TrajectoryFileError, files_in, read
+
+
+@dataclass
+class RunSettings:
+    name: str
+    k: int = 8
+    concurrency: int = 8
+    max_turns: int = 30
+
+
+def done_rollouts(folder: Path | None, run: str) -> dict[tuple[str, int], dict]:
+    """The rollouts of ``run`` whose trajectory files are finished: (task, sample) -> result."""
+    out = {}
+    for path in files_in(folder) if folder and folder.is_dir() else []:
+        try:
+            file = read(path)
+        except (OSError, TrajectoryFileError):
+            continue
+        meta = file.header.meta
+        if meta.get("run") != run or file.footer is None or file.footer.reason != "finish":
+            continue
+        key = (meta.get("task"), meta.get("sample"))
+        out[key] = {"task": key[0], "sample": key[1], "episode": file.header.episode, "reward": file.footer.total,
+                    "passed": bool(file.footer.passed), "failure": None, "resumed": True}
+    return out
+
+
+async def run_rollouts(ow: AsyncClient, model: Model, tasks: list[str], settings: RunSettings,
+                       out_dir: Path, trajectories: Path | None, progress=None) -> list[dict]:
+    """Every (task, sample) not yet done, run under the concurrency bound; returns all results."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    previous = done_rollouts(trajectories, settings.name)
+    details = _details(out_dir / "rollouts.jsonl", settings.name)
+    results = [details.get(key, value) for key, value in previous.items() if key[0] in tasks and key[1] < settings.k]
+    todo = [(t, s) for t in tasks for s in range(settings.k) if (t, s) not in previous]
+    if progress is not None:
+        progress(len(results), len(results) + len(todo))
+    gate = asyncio.Semaphore(settings.concurrency)
+    log = (out_dir / "rollouts.jsonl").open("a", encoding="utf-8")
+    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=settings.concurrency * 2)) as http:
+        async def one(task: str, sample: int) -> dict:
+            async with gate:
+                result = await _guarded(ow, http, model, task, sample, settings)
+            log.write(json.dumps({"run": settings.name, **result}) + "\n")
+            log.flush()
+            if progress is not None:
+                progress(1, None)
+            return result
+        results += await asyncio.gather(*(one(t, s) for t, s in todo))
+    log.close()
+    return results
+
+
+async def _guarded(ow, http, model, task, sample, settings: RunSettings) -> dict:
+    """A rollout; a failure of the control plane itself (not the policy's doing) is reported, not raised."""
+    try:
+        result = await rollout(ow, http, model, task, sample, settings.max_turns, meta={"run": settings.name})
+        return result.as_dict()
+    except Exception as exc:  # the server went away, a task could not start: this rollout is lost, not the run
+        return {**Rollout(task, sample).as_dict(), "failure": "runner_error", "detail": f"{type(exc).__name__}: {exc}"[:300]}
+
+
+def _details(path: Path, run: str) -> dict[tuple[str, int], dict]:
+    out = {}
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if record.pop("run", None) == run and record.get("failure") != "runner_error":
+                out[(record["task"], record["sample"])] = {**record, "resumed": True}
+    return out
+
+
+def report(results: list[dict], settings: RunSettings, extra: dict) -> dict:
+    return {"run": settings.name, **extra, **summarise(results, settings.k),
+            "rollouts": sorted(results, key=lambda r: (r["task"], r["sample"]))}

@@ -1,0 +1,195 @@
+"""Replay a trajectory file on a fresh episode, and regrade it with the current task definition.
+
+As in tau2-bench only the writes are re-run: reads change nothing. Each write runs at its recorded
+virtual time (so timestamps match) as its recorded person, and must give the recorded result: the
+same records back, or an error again where the recording had one. At the end, every app's digest is
+compared with the footer's. A task episode starts from the task's own setup (its setup steps in the
+file are not re-run); grading then sees the recorded steps, reads included.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from apps.kit.episode import Episode
+from apps.kit.errors import OpError
+from apps.kit.invoker import invoke
+from apps.kit.trajectory import Step
+from simulator.episodes import EpisodeStore
+from simulator.trajectories.files import TrajectoryFile, read
+from tasks.session import TaskError
+
+MAX_DIFFERENCES = 20
+
+
+@dataclass
+class Divergence:
+    step: int | None          # the recorded step's index; None for the final state
+    operation: str
+    reason: str
+    differences: list[dict] = field(default_factory=list)   # {path, recorded, replayed}
+
+    def describe(self) -> str:
+        where = f"step {self.step} {self.operation}" if self.step is not None else self.operation
+        lines = [f"{where}: {self.reason}"]
+        lines += [f"  {d['path']}: recorded {d['recorded']!r}, replayed {d['replayed']!r}" for d in self.differences]
+        return "\n".join(lines)
+
+
+@dataclass
+class Replay:
+    file: TrajectoryFile
+    episode: Episode
+    run: Any = None                  # the TaskRun, for a task episode
+    replayed: int = 0
+    skipped_reads: int = 0
+    divergences: list[Divergence] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.divergences
+
+
+def replay(source, store: EpisodeStore | None = None, catalog=None) -> Replay:
+    """Re-run ``source`` (a path or a ``TrajectoryFile``) on a fresh episode of ``store`` (by default a
+    store that keeps no files); ``catalog`` (a ``tasks.catalog.Catalog``) is needed for task episodes."""
+    file = source if isinstance(source, TrajectoryFile) else read(source)
+    store = store if store is not None else EpisodeStore(trajectory_dir=None, idle_timeout=None)
+    result = _fresh(file, store, catalog)
+    operations = {f"{op.app}.{op.name}": op for app in store.apps.values() for op in app.operations}
+    restores = {e["after_step"] for e in file.events if e.get("event") == "restore"}
+    for position, step in enumerate(file.steps):
+        if position in restores:
+            result.notes.append(f"stopped at step {step.index}: a snapshot was restored there, which replay cannot follow")
+            return result
+        if step.surface == "setup" and result.run is not None:
+            continue
+        if step.surface == "peer":  # re-running the step that requested it requests it again
+            continue
+        if not step.mutates:
+            result.skipped_reads += 1
+            continue
+        _replay_step(result, step, operations)
+    _compare_final(result)
+    if result.run is not None:
+        # Grading sees what the agent did, reads included: the recorded steps after the fresh setup.
+        agent = [s for s in file.steps if s.surface != "setup"]
+        result.episode.trajectory = result.episode.trajectory[:result.run.agent_from] + agent
+    return result
+
+
+def _fresh(file: TrajectoryFile, store: EpisodeStore, catalog) -> Replay:
+    header = file.header
+    if header.task is None:
+        return Replay(file, store.create(header.world_ref, header.actor))
+    if catalog is None:
+        from simulator.tasks import task_catalog
+        catalog = task_catalog(store)
+    task = catalog.get(header.task.id)
+    run = catalog.engine.begin(task, store.create(task.world, task.actor))
+    out = Replay(file, run.episode, run)
+    if task.version != header.task.version:
+        out.notes.append(f"task {task.id} is now version {task.version}; the file recorded version {header.task.version}")
+    if run.episode.world.content_hash != header.world_hash:
+        out.notes.append(f"world {header.world} has changed since the recording (content hash differs)")
+    return out
+
+
+def _replay_step(result: Replay, step: Step, operations: dict) -> None:
+    episode = result.episode
+    op = operations.get(f"{step.app}.{step.operation}")
+    if op is None:
+        result.divergences.append(Divergence(step.index, step.tool, "the operation no longer exists"))
+        return
+    with episode.lock:
+        lag = step.virtual_time - episode.clock.now()
+        if lag.total_seconds() > 0:
+            episode.clock.advance(lag)
+    again = invoke(episode, op, step.arguments, "replay", actor=step.actor)
+    result.replayed += 1
+    if step.error is not None:
+        if again.error is None:
+            result.divergences.append(Divergence(step.index, step.tool, f"recorded error {step.error.get('type')} "
+                                                 "but the replay succeeded", _differences(step.error, again.result)))
+        return
+    if again.error is not None:
+        result.divergences.append(Divergence(step.index, step.tool, f"the replay failed: {again.error.get('message')}"))
+        return
+    replayed = json.loads(json.dumps(again.result, default=str))
+    if replayed != step.result:
+        result.divergences.append(Divergence(step.index, step.tool, "the result differs",
+                                             _differences(step.result, replayed)))
+
+
+def _compare_final(result: Replay) -> None:
+    footer = result.file.footer
+    if footer is None:
+        result.notes.append("the file has no footer (unfinished): no final digest to compare")
+        return
+    for app, recorded in sorted(footer.digests.items()):
+        if app not in result.episode.hosts:
+            result.divergences.append(Divergence(None, "final state", f"app {app} is not in this registry"))
+            continue
+        replayed = result.episode.host(app).digest(result.episode.id)
+        if replayed != recorded:
+            result.divergences.append(Divergence(None, "final state", f"{app}'s state digest differs",
+                                                 [{"path": app, "recorded": recorded[:16], "replayed": replayed[:16]}]))
+
+
+def _differences(recorded: Any, replayed: Any, path: str = "$") -> list[dict]:
+    """Where two JSON values differ, as paths (at most ``MAX_DIFFERENCES``)."""
+    if isinstance(recorded, dict) and isinstance(replayed, dict):
+        out = []
+        for key in sorted(set(recorded) | set(replayed), key=str):
+            out += _differences(recorded.get(key), replayed.get(key), f"{path}.{key}")
+        return out[:MAX_DIFFERENCES]
+    if isinstance(recorded, list) and isinstance(replayed, list) and len(recorded) == len(replayed):
+        out = []
+        for i, (a, b) in enumerate(zip(recorded, replayed)):
+            out += _differences(a, b, f"{path}[{i}]")
+        return out[:MAX_DIFFERENCES]
+    return [] if recorded == replayed else [{"path": path, "recorded": recorded, "replayed": replayed}]
+
+
+@dataclass
+class Regrade:
+    path: str
+    task: str | None
+    recorded_version: int | None
+    version: int | None
+    before: float | None
+    after: float | None
+    passed_before: bool | None
+    passed_after: bool | None
+    divergences: int
+    reward: Any = None
+    error: str | None = None
+
+
+def regrade(source, store: EpisodeStore | None = None, catalog=None) -> Regrade:
+    """Rebuild the final state by replay, grade it with the current task definition, and set the
+    reward beside the one the footer recorded."""
+    file = source if isinstance(source, TrajectoryFile) else read(source)
+    footer, task = file.footer, file.header.task
+    out = Regrade(str(file.path), task.id if task else None, task.version if task else None, None,
+                  footer.total if footer else None, footer.passed if footer else None, None, None, 0)
+    if task is None:
+        out.error = "not a task episode: nothing to grade"
+        return out
+    store = store if store is not None else EpisodeStore(trajectory_dir=None, idle_timeout=None)
+    if catalog is None:
+        from simulator.tasks import task_catalog
+        catalog = task_catalog(store)
+    try:
+        done = replay(file, store, catalog)
+        out.divergences, out.version = len(done.divergences), done.run.task.version
+        out.reward = catalog.engine.grade(done.run)
+    except (OpError, TaskError) as exc:  # a task gone or broken: reported in the table, the other files go on
+        out.error = f"{type(exc).__name__}: {exc}"
+        return out
+    out.after, out.passed_after = out.reward.total, out.reward.passed
+    store.delete(done.episode.id)
+    return out
