@@ -3,6 +3,7 @@
     /v1/...                         control API (trainers, runners)
     /episodes/{id}/api/{app}/{op}   per-episode REST, one route per operation
     /episodes/{id}/mcp              per-episode MCP over streamable HTTP
+    /episodes/{id}/gui/...          per-episode browser GUI (simulator/gui)
     /health                         liveness
 """
 
@@ -23,6 +24,7 @@ from apps.kit.operation import invalid_from
 from apps.kit.rest import error_response, operation_router
 from simulator.control import control_router
 from simulator.episodes import EpisodeStore
+from simulator.gui import mount_gui
 from simulator.registry import all_operations
 
 _MCP_PATH = re.compile(r"^/episodes/([^/]+)/mcp/?$")
@@ -58,6 +60,7 @@ def build_app(store: EpisodeStore | None = None) -> "Gateway":
 
     api.include_router(control_router(store))
     api.include_router(operation_router(operations, get_episode), prefix="/episodes/{episode_id}/api")
+    mount_gui(api, store, operations)
 
     @api.get("/health", tags=["control"])
     def health() -> dict:
