@@ -25,6 +25,7 @@ class CreateEpisode(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
     world: str = Field("acme", description="Name of a shipped world, or a path to a world folder")
     actor: str | None = Field(None, alias="as", description="Email of the person the agent acts as")
+    browser: bool = Field(False, description="Offer the agent a browser on the apps' GUI (MCP tools browser_*)")
 
 
 class EpisodeInfo(BaseModel):
@@ -69,7 +70,10 @@ def control_router(store: EpisodeStore) -> APIRouter:
 
     @router.post("/episodes", status_code=201)
     def create_episode(request: Request, body: CreateEpisode = Body(default_factory=CreateEpisode)) -> EpisodeInfo:
-        return info(request, store.create(body.world, body.actor))
+        episode = store.create(body.world, body.actor)
+        if body.browser:
+            request.app.state.browsers.enable(episode, str(request.base_url))
+        return info(request, episode)
 
     @router.get("/episodes")
     def list_episodes(request: Request) -> list[EpisodeInfo]:
@@ -84,8 +88,9 @@ def control_router(store: EpisodeStore) -> APIRouter:
         return info(request, store.fork(episode_id))
 
     @router.delete("/episodes/{episode_id}", status_code=204)
-    def delete_episode(episode_id: str) -> Response:
+    def delete_episode(request: Request, episode_id: str) -> Response:
         store.delete(episode_id)
+        request.app.state.browsers.discard(episode_id)
         return Response(status_code=204)
 
     @router.get("/episodes/{episode_id}/trajectory")

@@ -13,6 +13,7 @@ import contextlib
 import os
 import re
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -22,6 +23,7 @@ from apps.kit import OpError
 from apps.kit.mcp import build_server
 from apps.kit.operation import invalid_from
 from apps.kit.rest import error_response, operation_router
+from simulator.browser_tools import BrowserTools
 from simulator.control import control_router
 from simulator.episodes import EpisodeStore
 from simulator.gui import mount_gui
@@ -40,8 +42,9 @@ def allowed_hosts() -> list[str]:
 def build_app(store: EpisodeStore | None = None) -> "Gateway":
     store = store if store is not None else EpisodeStore()
     operations = all_operations(store.apps)
+    browsers = BrowserTools()
     mcp = build_server(operations, lambda ctx: store.get(ctx.request.scope["episode"]),
-                       instructions=INSTRUCTIONS)
+                       instructions=INSTRUCTIONS, extra=browsers)
     hosts = allowed_hosts()
     security = TransportSecuritySettings(
         allowed_hosts=hosts, allowed_origins=[f"http://{h}" for h in hosts])
@@ -51,9 +54,10 @@ def build_app(store: EpisodeStore | None = None) -> "Gateway":
     async def lifespan(app: FastAPI):
         async with mcp.session_manager.run():
             yield
+        await anyio.to_thread.run_sync(browsers.close)
 
     api = FastAPI(title="officeworld", version="0.1.0", lifespan=lifespan)
-    api.state.store = store
+    api.state.store, api.state.browsers = store, browsers
 
     def get_episode(episode_id: str):
         return store.get(episode_id)

@@ -33,6 +33,7 @@ class Episode:
         self.hosts = hosts
         self.clock = clock
         self.trajectory: list[Step] = []
+        self.browser_actions: list = []  # BrowserAction records of a browser agent (simulator/browser.py)
         self.lock = threading.RLock()
         self._opened: set[str] = set()
 
@@ -63,6 +64,7 @@ class Episode:
         with self.lock:
             child = Episode(new_id, self.world, self.actor, self.hosts, self.clock.copy(), self.world_ref)
             child.trajectory = list(self.trajectory)
+            child.browser_actions = list(self.browser_actions)
             for app in sorted(self._opened):
                 self.hosts[app].open(new_id, self.world_ref, fork_from=self.id)
                 child._opened.add(app)

@@ -30,6 +30,7 @@ class Gui:
     def __init__(self, store, operations):
         self.store = store
         self.ops = {op.qualified_name: op for op in operations}
+        self.titles = {name: app.title for name, app in store.apps.items()}
         apps = {name: FileSystemLoader(app.source_dir / "templates") for name, app in store.apps.items()}
         self.env = Environment(loader=ChoiceLoader([PrefixLoader(apps), FileSystemLoader(HERE / "templates")]),
                                autoescape=select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True)
@@ -52,7 +53,7 @@ class Gui:
         episode = request.state.episode
         tz = ZoneInfo(episode.world.info.timezone)
         context = {"episode": episode, "base": f"/episodes/{episode.id}/gui", "request": request,
-                   "now": episode.clock.now().astimezone(tz), "tz": tz, **context}
+                   "now": episode.clock.now().astimezone(tz), "tz": tz, "app_titles": self.titles, **context}
         return HTMLResponse(self.env.get_template(template).render(**context), status_code=status)
 
 
