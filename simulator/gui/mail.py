@@ -78,13 +78,11 @@ def act(request: Request, episode_id: str, form=Depends(form_data)):
     action, ids = form.get("action", ""), [int(i) for i in form.getlist("message_ids") if str(i).isdigit()]
     back = form.get("back") or f"/episodes/{episode.id}/gui/mail"
     if action not in ACTIONS:
-        return gui.render(request, "mail/list.html", 422, **_sidebar(gui, episode, ""), rows=[], total=0,
-                          errors={"": f"action: {action!r} is not something this page can do"})
+        return _list_error(request, gui, episode, f"action: {action!r} is not something this page can do")
     label = {"label": form_value(form, "label")} if action in ("add_label", "remove_label") else {}
     step = gui.call(episode, "mail", action, message_ids=ids, **label)
     if step.error:
-        return gui.render(request, "mail/list.html", 422, **_sidebar(gui, episode, ""), rows=[], total=0,
-                          errors={"": step.error["message"]})
+        return _list_error(request, gui, episode, step.error["message"])
     sep = "&" if "?" in back else "?"
     return see_other(f"{back}{sep}done={action.replace('_', ' ')}: {len(step.result['updated'])} message(s)")
 
@@ -94,13 +92,14 @@ def create_label(request: Request, episode_id: str, form=Depends(form_data)):
     gui, episode = _gui(request)
     step = gui.call(episode, "mail", "create_label", name=form_value(form, "name"))
     if step.error:
-        return mailbox_error(request, gui, episode, step)
+        return _list_error(request, gui, episode, step.error["message"])
     return see_other(f"/episodes/{episode.id}/gui/mail?label={step.result['name']}")
 
 
-def mailbox_error(request, gui, episode, step):
-    return gui.render(request, "mail/list.html", 422, **_sidebar(gui, episode, ""), rows=[], total=0,
-                      errors={"": step.error["message"]})
+def _list_error(request, gui, episode, message: str):
+    """The mailbox page with nothing listed and the reason the last action failed."""
+    return gui.render(request, "mail/list.html", 422, **_sidebar(gui, episode, ""), rows=[], total=0, q="",
+                      label="INBOX", page=0, page_size=PAGE, errors={"": message})
 
 
 @router.get("/compose", include_in_schema=False)
