@@ -22,3 +22,14 @@ def make_gui_world(root: Path) -> Path:
     for file, records in FILES.items():
         (world / "crm" / f"{file}.yaml").write_text(yaml.safe_dump(records, sort_keys=False))
     return world
+
+
+def chromium_or_skip() -> str:
+    """Debian's Chromium, which ``dev.sh`` installs; the browser tests cannot run without it."""
+    import pytest
+
+    from simulator.browser import chromium_path
+    try:
+        return chromium_path()
+    except RuntimeError as exc:
+        pytest.skip(str(exc))
