@@ -10,9 +10,11 @@ VENV=${OFFICEWORLD_VENV:-.venv}
 setup() {
   if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV"; fi
   "$VENV/bin/pip" install --quiet --disable-pip-version-check -e ".[test]"
-  # The shell-agent jail needs bubblewrap; compose.yaml is checked with docker-compose 1.x (no engine needed).
+  # The shell-agent jail needs bubblewrap; compose.yaml is checked with docker-compose 1.x (no engine needed);
+  # browser agents and the GUI tests drive Debian's Chromium through Playwright (no browser download).
   local missing=()
   command -v bwrap >/dev/null || missing+=(bubblewrap)
+  command -v chromium >/dev/null || missing+=(chromium)
   command -v docker-compose >/dev/null || missing+=(docker-compose)
   if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
