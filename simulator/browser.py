@@ -63,7 +63,11 @@ class Browser:
                 ready: concurrent.futures.Future = concurrent.futures.Future()
                 self._thread = threading.Thread(target=self._work, args=(ready,), name="officeworld-browser", daemon=True)
                 self._thread.start()
-                ready.result(timeout=60)
+                try:
+                    ready.result(timeout=60)
+                except BaseException:
+                    self._thread = None  # the next call tries again (e.g. once Chromium is installed)
+                    raise
         done: concurrent.futures.Future = concurrent.futures.Future()
         self._jobs.put((fn, done))
         return done.result()

@@ -16,6 +16,7 @@ from mcp import types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from apps.kit import NotFound
+from apps.kit.errors import Unavailable
 from apps.kit.operation import invalid_from
 from simulator.browser import Browser
 
@@ -121,7 +122,12 @@ class BrowserTools:
             args = TOOLS[name][0].model_validate(arguments).model_dump(exclude_none=True)
         except ValidationError as exc:
             raise invalid_from(exc.errors()) from None
-        session = self.browser.session(episode, self.enabled[episode.id])
+        try:
+            return await self._act(self.browser.session(episode, self.enabled[episode.id]), name, args)
+        except RuntimeError as exc:  # no Chromium here, or it could not start: the call did nothing
+            raise Unavailable(f"browser: {exc}") from None
+
+    async def _act(self, session, name: str, args: dict) -> types.CallToolResult:
         if name == "browser_screenshot":
             png = await anyio.to_thread.run_sync(lambda: session.screenshot(**args))
             return types.CallToolResult(content=[types.ImageContent(type="image", data=base64.b64encode(png).decode(),

@@ -7,7 +7,7 @@ surface ``gui``, so a click in the browser is recorded and graded exactly like a
 from __future__ import annotations
 
 import traceback
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 from zoneinfo import ZoneInfo

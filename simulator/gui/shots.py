@@ -22,8 +22,8 @@ def _first(episode, store, app: str, op: str, args: dict, pick) -> object | None
 def main_pages(store: EpisodeStore, episode) -> dict[str, str]:
     """The main pages of each app (name -> path under the episode's GUI), with ids found in this world."""
     thread = _first(episode, store, "mail", "search", {"query": "in:inbox", "limit": 1}, lambda r: r["messages"][0]["thread_id"])
-    opportunity = _first(episode, store, "crm", "query", {"soql": "SELECT id FROM Opportunity WHERE is_closed = FALSE "
-                                                                  "ORDER BY amount DESC LIMIT 1"}, lambda r: r["records"][0]["id"])
+    biggest = "SELECT id FROM Opportunity WHERE is_closed = FALSE ORDER BY amount DESC LIMIT 1"
+    opportunity = _first(episode, store, "crm", "query", {"soql": biggest}, lambda r: r["records"][0]["id"])
     account = _first(episode, store, "crm", "query", {"soql": "SELECT id FROM Account ORDER BY name LIMIT 1"},
                      lambda r: r["records"][0]["id"])
     document = _first(episode, store, "docs", "search", {"type": "document", "limit": 1}, lambda r: r["files"][0]["id"])
@@ -76,8 +76,8 @@ def render_times(store: EpisodeStore, world: str, repeat: int = 20) -> dict:
                 status = client.get(url).status_code
                 samples.append((time.perf_counter() - started) * 1000)
             samples.sort()
-            out[name] = {"median_ms": round(samples[len(samples) // 2], 2), "p90_ms": round(samples[int(len(samples) * 0.9) - 1], 2),
-                         "status": status}
+            out[name] = {"median_ms": round(samples[len(samples) // 2], 2),
+                         "p90_ms": round(samples[int(len(samples) * 0.9) - 1], 2), "status": status}
     return out
 
 
