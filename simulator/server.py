@@ -28,6 +28,8 @@ from simulator.control import control_router
 from simulator.episodes import EpisodeStore
 from simulator.gui import mount_gui
 from simulator.registry import all_operations
+from simulator.tasks import task_catalog
+from tasks.catalog import Catalog
 
 _MCP_PATH = re.compile(r"^/episodes/([^/]+)/mcp/?$")
 INSTRUCTIONS = ("You are working inside a company's apps (mail and more) as one of its employees. "
@@ -39,7 +41,7 @@ def allowed_hosts() -> list[str]:
     return ["127.0.0.1:*", "localhost:*", "[::1]:*", *extra]
 
 
-def build_app(store: EpisodeStore | None = None) -> "Gateway":
+def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None) -> "Gateway":
     store = store if store is not None else EpisodeStore()
     operations = all_operations(store.apps)
     browsers = BrowserTools()
@@ -62,7 +64,9 @@ def build_app(store: EpisodeStore | None = None) -> "Gateway":
     def get_episode(episode_id: str):
         return store.get(episode_id)
 
-    api.include_router(control_router(store))
+    catalog = catalog if catalog is not None else task_catalog(store)
+    api.state.catalog = catalog
+    api.include_router(control_router(store, catalog))
     api.include_router(operation_router(operations, get_episode), prefix="/episodes/{episode_id}/api")
     mount_gui(api, store, operations)
 
