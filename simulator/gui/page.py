@@ -27,10 +27,10 @@ HERE = Path(__file__).parent
 class Gui:
     """The GUI's view of the server: the episode store, the operations by name, the templates."""
 
-    def __init__(self, store, operations):
+    def __init__(self, store, operations, with_pages=()):
         self.store = store
         self.ops = {op.qualified_name: op for op in operations}
-        self.titles = {name: app.title for name, app in store.apps.items()}
+        self.titles = {name: app.title for name, app in store.apps.items() if name in with_pages}
         apps = {name: FileSystemLoader(app.source_dir / "templates") for name, app in store.apps.items()}
         self.env = Environment(loader=ChoiceLoader([PrefixLoader(apps), FileSystemLoader(HERE / "templates")]),
                                autoescape=select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True)
