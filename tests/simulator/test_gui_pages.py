@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import BASE_URL
 from fastapi.testclient import TestClient
 from gui_world import make_gui_world
 from surfaces import call
@@ -14,6 +13,7 @@ from surfaces import call
 from simulator.episodes import EpisodeStore
 from simulator.server import build_app
 
+BASE_URL = "http://localhost:8000"  # MCP's host check and the REST tests use the same
 PAGES = ["/", "/mail", "/mail?label=STARRED", "/mail?q=from:sam has:attachment", "/mail/thread/1", "/mail/compose",
          "/mail/compose?mode=reply_all&message_id=1", "/crm", "/crm/Account", "/crm/Opportunity?view=open",
          "/crm/Lead?view=mine", "/crm/Account/1", "/crm/Opportunity/1", "/crm/Opportunity/1/edit", "/crm/Lead/1/convert",
