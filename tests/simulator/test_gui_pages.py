@@ -145,3 +145,27 @@ def test_mail_buttons_star_archive_and_label(api, episode, gui):
     assert "STARRED" in message["labels"] and "Deals" in message["labels"] and "INBOX" not in message["labels"]
     refused = api.post(gui + "/mail/act", data={"action": "drop_table", "message_ids": [str(postmortem)]})
     assert refused.status_code == 422 and "drop_table" in refused.text
+
+
+def test_compose_sends_an_uploaded_file_as_an_attachment(api, episode, gui):
+    response = api.post(gui + "/mail/compose", data={"to": "ravi@small.test", "subject": "Numbers", "body": "See file."},
+                        files={"attachments": ("q1.csv", b"month,amount\nJan,10\n", "text/csv")}, follow_redirects=False)
+    assert response.status_code == 303
+    send = [s for s in steps(api, episode) if s["operation"] == "send"][0]
+    assert send["arguments"]["attachments"] == [{"filename": "q1.csv", "mime_type": "text/csv",
+                                                 "text": "month,amount\nJan,10\n"}]
+    sent = call(api, episode, "mail", "search", query="in:sent filename:q1.csv").json()
+    assert sent["total"] == 1 and sent["messages"][0]["has_attachments"]
+
+
+def test_a_draft_is_saved_then_sent_from_the_compose_form(api, episode, gui):
+    saved = api.post(gui + "/mail/compose", data={"to": "mei@small.test", "subject": "Rota", "body": "Draft 1",
+                                                  "action": "draft"}, follow_redirects=False)
+    assert saved.status_code == 303 and "label=DRAFT" in saved.headers["location"]
+    draft = call(api, episode, "mail", "search", query="in:drafts subject:Rota").json()["messages"][0]["id"]
+    assert 'value="Rota"' in api.get(gui + f"/mail/compose?draft_id={draft}").text
+    sent = api.post(gui + "/mail/compose", data={"draft_id": str(draft), "to": "mei@small.test", "subject": "Rota",
+                                                 "body": "Final text", "action": "send"}, follow_redirects=False)
+    assert sent.status_code == 303
+    assert [s["operation"] for s in steps(api, episode) if s["mutates"]][-2:] == ["update_draft", "send_draft"]
+    assert call(api, episode, "mail", "search", query="in:sent subject:Rota").json()["messages"][0]["snippet"].startswith("Final")
