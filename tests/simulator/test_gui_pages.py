@@ -169,3 +169,11 @@ def test_a_draft_is_saved_then_sent_from_the_compose_form(api, episode, gui):
     assert sent.status_code == 303
     assert [s["operation"] for s in steps(api, episode) if s["mutates"]][-2:] == ["update_draft", "send_draft"]
     assert call(api, episode, "mail", "search", query="in:sent subject:Rota").json()["messages"][0]["snippet"].startswith("Final")
+
+
+def test_renaming_a_file_to_nothing_says_so_by_the_name(api, episode, gui):
+    assert api.post(gui + "/docs/files/2/act", data={"action": "rename", "name": "Renewal plan v2"},
+                    follow_redirects=False).status_code == 303
+    assert call(api, episode, "docs", "get_file", file_id=2).json()["name"] == "Renewal plan v2"
+    refused = api.post(gui + "/docs/files/2/act", data={"action": "rename", "name": " "})
+    assert refused.status_code == 422 and list(shown_errors(refused.text)) == ["name"]
