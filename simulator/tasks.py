@@ -15,4 +15,5 @@ def task_catalog(store: EpisodeStore, root: Path | None = None) -> Catalog:
     """A catalog of the suites under ``root`` (default: ``OFFICEWORLD_TASKS_DIR`` or the shipped ones)."""
     root = root or Path(os.environ.get("OFFICEWORLD_TASKS_DIR") or SUITES_DIR)
     operations = {f"{op.app}.{op.name}": op for op in all_operations(store.apps)}
-    return Catalog(operations, lambda task: store.create(task.world, task.actor), root)
+    return Catalog(operations, lambda task: store.create(task.world, task.actor), root,
+                   discard=lambda episode: store.delete(episode.id))

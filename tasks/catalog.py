@@ -12,19 +12,22 @@ from pathlib import Path
 from apps.kit import Invalid, NotFound
 from apps.kit.episode import Episode
 from apps.kit.invoker import invoke
+from tasks.judge import Judge
 from tasks.loader import SUITES_DIR, load_suites
 from tasks.model import Task
 from tasks.quarantine import load_quarantine
 from tasks.reward import Reward
-from tasks.session import Factory, Operations, TaskError, TaskRun, Tasks
+from tasks.session import Discard, Factory, Operations, TaskError, TaskRun, Tasks
 
 
 class Catalog:
-    def __init__(self, operations: Operations, factory: Factory, root: Path = SUITES_DIR):
+    def __init__(self, operations: Operations, factory: Factory, root: Path = SUITES_DIR,
+                 discard: Discard | None = None):
         self.operations = operations
-        self.engine = Tasks(operations, factory)
+        self.engine = Tasks(operations, factory, discard) if discard else Tasks(operations, factory)
         self.tasks: dict[str, Task] = {t.id: t for t in load_suites(root, operations)}
         self.quarantined: dict[str, str] = load_quarantine(root)
+        self.judge = Judge.from_env()
         self._runs: dict[str, TaskRun] = {}
         self._rewards: dict[str, Reward] = {}
         self._lock = threading.Lock()
@@ -78,7 +81,7 @@ class Catalog:
             if step.error:
                 raise Invalid(f"answer: {step.error['message']}", field=step.error.get("field") or "answer")
         try:
-            reward = self.engine.grade(run, judge)
+            reward = self.engine.grade(run, judge or self.judge)
         except TaskError as exc:
             raise Invalid(f"task {run.task.id}: {exc}", field="task") from None
         with self._lock:

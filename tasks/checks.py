@@ -6,6 +6,7 @@ could not be made (a broken task, a judge that gave no verdict); it never counts
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
@@ -13,6 +14,7 @@ from apps.kit.trajectory import Step
 from tasks.answers import check_answer
 from tasks.comparators import ComparatorError, failures, matches
 from tasks.model import AnswerCheck, Count, Criterion, RecordsCheck, Task, TrajectoryCheck
+from tasks.parse import numbers_in
 from tasks.records import State, UnknownKind
 from tasks.refs import UnboundReference, resolve
 
@@ -61,10 +63,11 @@ def run_check(criterion: Criterion, grading: Grading) -> CheckResult:
 
 def records_check(spec: RecordsCheck, g: Grading) -> CheckResult:
     where, expect = resolve(spec.where, g.scope), resolve(spec.expect, g.scope)
-    rows = [r for r in g.final.records(spec.from_) if matches(r, where, g.tz)]
-    ident = lambda r: g.initial.identity(spec.from_, r)  # noqa: E731
+    rows = [r for r in g.final.records(spec.from_, where) if matches(r, where, g.tz)]
+    fields = g.initial.key(spec.from_)
+    ident = lambda r: tuple(r.get(k) for k in fields)  # noqa: E731
     compared = spec.created or spec.changed is not None or spec.unchanged
-    before = {ident(r): r for r in g.initial.records(spec.from_)} if compared else {}
+    before = g.initial.by_identity(spec.from_) if compared else {}
     if spec.created:
         rows = [r for r in rows if ident(r) not in before]
     shown = _evidence(rows, where, expect)
@@ -73,6 +76,11 @@ def records_check(spec: RecordsCheck, g: Grading) -> CheckResult:
         want = f"exactly {low}" if low == high else f"at least {low}" + (f" and at most {high}" if high is not None else "")
         return CheckResult("fail", f"{len(rows)} {spec.from_} record(s) match, expected {want}", shown)
     problems = [f"#{_name(ident(r))} {p}" for r in rows for p in failures(r, expect, g.tz)]
+    if spec.distinct:
+        values = [r.get(spec.distinct) for r in rows]
+        repeated = sorted({str(v) for v in values if values.count(v) > 1})
+        if repeated:
+            problems.append(f"{spec.distinct} repeats: {repeated}")
     for row in rows if spec.changed is not None or spec.unchanged else []:
         old = before.get(ident(row))
         changed = sorted(k for k in row if old is not None and k in old and row[k] != old[k])
@@ -119,6 +127,12 @@ def trajectory_check(spec: TrajectoryCheck, g: Grading) -> CheckResult:
         if write is not None and (read is None or read > write):
             return CheckResult("fail", f"{spec.read_before_write['write']} (step {write}) came before any "
                                        f"{spec.read_before_write['read']}")
+    if spec.grounded:
+        answer = g.answer
+        read = " ".join(json.dumps(s.result, default=str) for s in done if not s.mutates)
+        invented = sorted(set(numbers_in(answer["answer"] if answer else "")) - set(numbers_in(read)))
+        if not answer or invented:
+            return CheckResult("fail", f"the answer states {invented} that no read returned" if answer else "no answer")
     return CheckResult("pass", "the trajectory is as required")
 
 

@@ -67,8 +67,8 @@ def _exact(actual, expected, opts) -> Result:
 
 
 def _text(actual, expected, opts) -> Result:
-    norm = _normal_text
-    return actual is not None and norm(actual) == norm(expected), f"expected text {expected!r}, found {actual!r}"
+    ok = actual is not None and _normal_text(actual) == _normal_text(expected)
+    return ok, "" if ok else f"expected text {_short(expected)}, found {_short(actual)}"
 
 
 def _tokens(actual, expected, opts) -> Result:
@@ -77,7 +77,7 @@ def _tokens(actual, expected, opts) -> Result:
         raise ComparatorError("tokens: give at least one word")
     have = set(tokens(actual or ""))
     missing = [w for w in wanted if w not in have]
-    return not missing, f"missing word(s) {missing} in {_short(actual)}"
+    return not missing, f"missing word(s) {missing} in {_short(actual)}" if missing else ""
 
 
 def _phrase(actual, expected, opts) -> Result:
@@ -86,7 +86,7 @@ def _phrase(actual, expected, opts) -> Result:
         raise ComparatorError("phrase: give at least one word")
     n = len(wanted)
     found = any(have[i:i + n] == wanted for i in range(len(have) - n + 1))
-    return found, f"phrase {expected!r} not in {_short(actual)}"
+    return found, "" if found else f"phrase {expected!r} not in {_short(actual)}"
 
 
 def _number(actual, expected, opts) -> Result:
@@ -149,7 +149,8 @@ def _regex(actual, expected, opts) -> Result:
         pattern = re.compile(str(expected), re.DOTALL)
     except re.error as exc:
         raise ComparatorError(f"regex: {exc}") from None
-    return actual is not None and pattern.fullmatch(str(actual)) is not None, f"{_short(actual)} does not match /{expected}/"
+    ok = actual is not None and pattern.fullmatch(str(actual)) is not None
+    return ok, "" if ok else f"{_short(actual)} does not match /{expected}/"
 
 
 def _any_of(actual, expected, opts) -> Result:

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Literal
 
+from apps.kit import changes as change_log
 from apps.kit.database import DERIVED_SUFFIXES
 from tasks.records import State
 
@@ -42,21 +43,31 @@ class Change:
         return out
 
 
-def diff(initial: State, final: State, apps: list[str], ignore: set[str] = frozenset()) -> list[Change]:
-    """Every row created, updated or deleted in ``apps`` between the two states."""
-    changes: list[Change] = []
+def diff(initial: State, final: State, apps: list[str], ignore: set[str] = frozenset(),
+         marks: dict[str, int | None] | None = None) -> list[Change]:
+    """Every row created, updated or deleted in ``apps`` between the two states.
+
+    With ``marks`` (each app's change-log position in the initial state), only the rows the log says
+    were written since are compared; without, every row of every table is.
+    """
+    out: list[Change] = []
     for app in apps:
-        for table in _tables(final.connections[app]):
-            before = initial.table(app, table, _rows)
-            after = _rows(final.connections[app], table)
+        final_conn, position = final.connections[app], (marks or {}).get(app)
+        touched = change_log.since(final_conn, position) if position is not None else None
+        for table in sorted(touched) if touched is not None else _tables(final_conn):
+            if touched is None:
+                before, after = initial.table(app, table, _rows), _rows(final_conn, table)
+            else:
+                before = _rows(initial.connections[app], table, touched[table])
+                after = _rows(final_conn, table, touched[table])
             if before["rows"] != after["rows"]:
-                changes.extend(_table_changes(app, table, before, after, ignore))
-    return changes
+                out.extend(_table_changes(app, table, before, after, ignore))
+    return out
 
 
 def _tables(conn: sqlite3.Connection) -> list[str]:
     names = conn.execute("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")
-    return sorted(n for (n,) in names if not n.endswith(DERIVED_SUFFIXES))
+    return sorted(n for (n,) in names if not n.endswith(DERIVED_SUFFIXES) and n != change_log.LOG)
 
 
 def _table_changes(app: str, table: str, before_table: dict, after_table: dict, ignore: set[str]) -> list[Change]:
@@ -75,15 +86,30 @@ def _table_changes(app: str, table: str, before_table: dict, after_table: dict, 
     return out
 
 
-def _rows(conn: sqlite3.Connection, table: str) -> dict:
-    """A table's columns and its rows by key (the primary key, or the whole row when it has none)."""
-    info = list(conn.execute(f'pragma table_info("{table}")'))
-    columns = [r[1] for r in info]
-    pk = [columns.index(r[1]) for r in sorted(info, key=lambda r: r[5]) if r[5]]
+_SHAPES: dict[str, tuple[list[str], list[int]]] = {}
+
+
+def _shape(conn: sqlite3.Connection, table: str) -> tuple[list[str], list[int]]:
+    """A table's columns and the positions of its primary key (cached: an app's schema is fixed)."""
+    if table not in _SHAPES:
+        info = list(conn.execute(f'pragma table_info("{table}")'))
+        columns = [r[1] for r in info]
+        _SHAPES[table] = columns, [columns.index(r[1]) for r in sorted(info, key=lambda r: r[5]) if r[5]]
+    return _SHAPES[table]
+
+
+def _rows(conn: sqlite3.Connection, table: str, rowids: set[int] | None = None) -> dict:
+    """A table's columns and its rows (all, or those of ``rowids``) by key: the primary key, or the
+    whole row when it has none."""
+    columns, pk = _shape(conn, table)
     rows = {}
+    ids = sorted(rowids) if rowids is not None else None
+    chunks = [ids[i:i + 500] for i in range(0, len(ids), 500)] if ids is not None else [None]
     try:
-        for values in conn.execute(f'select * from "{table}"'):
-            rows[tuple(values[i] for i in pk) if pk else values] = dict(zip(columns, values))
+        for chunk in chunks:
+            where = f" where rowid in ({','.join('?' * len(chunk))})" if chunk is not None else ""
+            for values in conn.execute(f'select * from "{table}"{where}', chunk or ()):
+                rows[tuple(values[i] for i in pk) if pk else values] = dict(zip(columns, values))
     except sqlite3.OperationalError:
         pass
     return {"columns": columns, "rows": rows}

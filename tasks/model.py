@@ -80,7 +80,8 @@ class RecordsCheck(Strict):
 
     ``count`` is an exact number or a {min, max}; by default at least one must match, so a check over
     an empty list never passes by itself. Every matching record must satisfy ``expect``; ``changed``
-    is the exact set of its fields that differ from the initial state; ``unchanged`` asks that none do.
+    is the exact set of its fields that differ from the initial state; ``unchanged`` asks that none do;
+    ``distinct`` names a field no two matching records may share (one task per deal, not two on one).
     """
 
     from_: str = Field(alias="from")
@@ -90,6 +91,7 @@ class RecordsCheck(Strict):
     expect: dict[str, Any] = Field(default_factory=dict)
     changed: list[str] | None = None
     unchanged: bool = False
+    distinct: str | None = Field(None, description="No two matching records share this field's value")
 
 
 class AnswerCheck(Strict):
@@ -111,7 +113,9 @@ class TrajectoryCheck(Strict):
 
     ``called`` with optional ``args`` (comparators): at least one successful call; ``not_called``: none
     (an attempt refused by the app counts too); ``max_steps``/``max_writes`` bounds;
-    ``read_before_write``: the first successful call of ``read`` comes before that of ``write``.
+    ``read_before_write``: the first successful call of ``read`` comes before that of ``write``;
+    ``grounded``: every number in the final answer appears in what the agent's reads returned (it
+    cites the facts it read, not invented ones).
     """
 
     called: str | None = None
@@ -120,6 +124,7 @@ class TrajectoryCheck(Strict):
     max_steps: int | None = Field(None, ge=1)
     max_writes: int | None = Field(None, ge=0)
     read_before_write: dict[str, str] | None = None
+    grounded: bool = False
 
 
 class JudgeCheck(Strict):

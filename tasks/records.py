@@ -90,7 +90,7 @@ class State:
     by convention, with each kind's records read once."""
 
     connections: dict[str, sqlite3.Connection]
-    _cache: dict[str, list[dict]] = field(default_factory=dict)
+    _cache: dict[tuple, list[dict]] = field(default_factory=dict)
     _tables: dict[tuple, dict] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -105,11 +105,25 @@ class State:
     def identity(self, kind: str, record: dict) -> tuple:
         return tuple(record.get(k) for k in self.key(kind))
 
-    def records(self, kind: str) -> list[dict]:
+    def by_identity(self, kind: str) -> dict[tuple, dict]:
+        """Every record of ``kind`` by its identity, built once."""
+        key = ("by_identity", kind)
+        if key not in self._cache:
+            fields = self.key(kind)
+            index = {tuple(r.get(k) for k in fields): r for r in self.records(kind)}
+            with self._lock:
+                self._cache.setdefault(key, index)
+        return self._cache[key]
+
+    def records(self, kind: str, where: dict | None = None) -> list[dict]:
+        """The records of ``kind``; with ``where``, SQL narrows them first by the fields compared for
+        plain equality (callers still match every condition themselves)."""
+        plain = tuple(sorted((k, v) for k, v in (where or {}).items()
+                             if isinstance(v, (str, int, float)) and not isinstance(v, bool)))
         with self._lock:
-            if kind not in self._cache:
-                self._cache[kind] = read_kind(self.connections, kind)
-            return self._cache[kind]
+            if (kind, plain) not in self._cache:
+                self._cache[kind, plain] = read_kind(self.connections, kind, dict(plain))
+            return self._cache[kind, plain]
 
     def table(self, app: str, table: str, read) -> dict:
         """``read(connection, table)`` once per table: the diff reads an initial state many times."""
@@ -119,13 +133,19 @@ class State:
             return self._tables[app, table]
 
 
-def read_kind(connections: dict[str, sqlite3.Connection], kind: str) -> list[dict]:
+def read_kind(connections: dict[str, sqlite3.Connection], kind: str, equal: dict | None = None) -> list[dict]:
     app, _, name = kind.partition(".")
     if app not in connections:
         raise UnknownKind(f"{kind}: no app named {app!r} in this episode")
     conn = connections[app]
     spec = KINDS.get(kind) or _table_kind(conn, app, name)
-    cursor = conn.execute(spec.sql)
+    sql, params = spec.sql, []
+    columns = _columns(conn, spec.sql)
+    usable = {k: v for k, v in (equal or {}).items() if k in columns and k not in spec.lists and k not in spec.flags}
+    if usable:
+        sql = f"select * from ({spec.sql}) where " + " and ".join(f'"{k}" = ?' for k in usable)
+        params = list(usable.values())
+    cursor = conn.execute(sql, params)
     columns = [d[0] for d in cursor.description]
     rows = []
     for values in cursor:
@@ -136,6 +156,16 @@ def read_kind(connections: dict[str, sqlite3.Connection], kind: str) -> list[dic
             row[key] = bool(row.get(key))
         rows.append(row)
     return rows
+
+
+_COLUMNS: dict[str, set[str]] = {}
+
+
+def _columns(conn: sqlite3.Connection, sql: str) -> set[str]:
+    """The columns a kind's query yields (the same for every episode of an app: cached by query)."""
+    if sql not in _COLUMNS:
+        _COLUMNS[sql] = {d[0] for d in conn.execute(f"select * from ({sql}) limit 0").description}
+    return _COLUMNS[sql]
 
 
 def _table_kind(conn: sqlite3.Connection, app: str, name: str) -> Kind:

@@ -15,6 +15,7 @@ from datetime import timedelta
 from typing import Any, Callable
 from zoneinfo import ZoneInfo
 
+from apps.kit import changes as change_log
 from apps.kit.database import AppDatabase
 from apps.kit.episode import Episode
 from apps.kit.invoker import invoke
@@ -51,6 +52,11 @@ class Prepared:
             self._state = _state(self.initial)
         return self._state
 
+    @property
+    def marks(self) -> dict[str, int | None]:
+        """Each app's change-log position in the initial state: the diff starts there."""
+        return {app: change_log.mark(conn) for app, conn in self.state.connections.items()}
+
 
 @dataclass
 class TaskRun:
@@ -69,19 +75,31 @@ class TaskRun:
 
 Operations = dict[str, Operation]   # "app.name" -> operation
 Factory = Callable[[Task], Episode]  # a fresh episode on the task's world, acting as its person
+Discard = Callable[[Episode], None]  # drop an episode the engine made for itself
 
 
 class Tasks:
     """Runs and grades tasks over episodes from ``factory``; caches each task's shared part."""
 
-    def __init__(self, operations: Operations, factory: Factory):
+    def __init__(self, operations: Operations, factory: Factory, discard: Discard = lambda e: e.close()):
         self.operations = operations
         self.factory = factory
+        self.discard = discard
         self._prepared: dict[tuple, Prepared] = {}
         self._lock = threading.Lock()
 
     def begin(self, task: Task, episode: Episode | None = None) -> TaskRun:
+        """A task run in ``episode`` (or a fresh one, dropped again if the task cannot start)."""
+        fresh = episode is None
         episode = episode or self.factory(task)
+        try:
+            return self._begin(task, episode)
+        except TaskError:
+            if fresh:
+                self.discard(episode)
+            raise
+
+    def _begin(self, task: Task, episode: Episode) -> TaskRun:
         _set_clock(episode, task)
         setup = [self._call(episode, c, {}, "setup", actor=c.actor) for c in task.setup]
         failed = [s for s in setup if s.error]
@@ -107,13 +125,14 @@ class Tasks:
         task, episode = run.task, run.episode
         allowance = self.allowance(run)
         initial = run.prepared.state
-        final = State(_connections(episode))
+        opened = episode.opened
+        final = State(_connections(episode, initial, opened))
         tz = episode.world.info.timezone
         grading = Grading(task, run.scope, initial, final, run.agent_steps(), tz, judge)
         scores = [_score(c, run_check(c, grading)) for c in task.criteria]
         scores += [_score_outcome(task, grading)]
-        apps = [a for a in episode.opened if a in run.prepared.initial]
-        damage = allowance.violations(diff(initial, final, apps, set(task.ignore)))
+        apps = [a for a in opened if a in run.prepared.initial]
+        damage = allowance.violations(diff(initial, final, apps, set(task.ignore), run.prepared.marks))
         collateral = [c.describe() for c in damage]
         scores.append(CriterionScore(
             id="no_collateral_damage", role="penalty", weight=COLLATERAL_WEIGHT,
@@ -129,12 +148,14 @@ class Tasks:
             for calls in [run.task.oracle, *run.task.alternatives]:
                 probe = self.begin(run.task)
                 steps = self.run_calls(probe, calls)
-                if any(s.error for s in steps):
-                    probe.episode.close()
-                    raise TaskError(f"{run.task.id}: an oracle step failed: {next(s.error for s in steps if s.error)}")
-                allowance.learn(diff(probe.prepared.state, State(_connections(probe.episode)), probe.episode.opened,
-                                     set(run.task.ignore)))
-                probe.episode.close()
+                failed = next((s.error for s in steps if s.error), None)
+                if failed is None:
+                    opened = probe.episode.opened
+                    final = State(_connections(probe.episode, probe.prepared.state, opened))
+                    allowance.learn(diff(probe.prepared.state, final, opened, set(run.task.ignore), probe.prepared.marks))
+                self.discard(probe.episode)
+                if failed is not None:
+                    raise TaskError(f"{run.task.id}: an oracle step failed: {failed}")
             run.prepared.allowance = allowance
         return run.prepared.allowance
 
@@ -166,7 +187,8 @@ def bind(task: Task, initial: State, episode: Episode) -> dict[str, Any]:
 def _bind_one(name: str, b, initial: State, scope: dict, tz: str) -> Any:
     if b.from_ is None:
         return resolve(b.value, scope)
-    rows = [r for r in initial.records(b.from_) if matches(r, resolve(b.where, scope), tz)]
+    where = resolve(b.where, scope)
+    rows = [r for r in initial.records(b.from_, where) if matches(r, where, tz)]
     if b.order_by:
         key = b.order_by.lstrip("-")
         rows.sort(key=lambda r: (r.get(key) is None, r.get(key)), reverse=b.order_by.startswith("-"))
@@ -191,9 +213,13 @@ def _set_clock(episode: Episode, task: Task) -> None:
     episode.clock.advance(timedelta(seconds=task.clock.offset_seconds))
 
 
-def _connections(episode: Episode) -> dict[str, sqlite3.Connection]:
+def _connections(episode: Episode, initial: State, opened: list[str]) -> dict[str, sqlite3.Connection]:
+    """The episode's final state: an app it never opened is still its initial state."""
     out = {}
     for app in episode.apps:
+        if app not in opened:
+            out[app] = initial.connections[app]
+            continue
         try:
             out[app] = episode.db(app).conn
         except TypeError:  # the app runs as its own service: read a copy of its state

@@ -68,7 +68,7 @@ def test_refusing_a_legitimate_task_fails_its_guard(catalog):
 
 
 def test_a_check_that_cannot_be_made_makes_the_episode_ungradable_not_passed(catalog, suites, small_world):
-    from conftest import reply_task, write_task
+    from task_factories import reply_task, write_task
 
     from simulator.episodes import EpisodeStore
     from simulator.tasks import task_catalog
@@ -90,7 +90,7 @@ def test_grading_is_order_independent_and_repeatable(catalog):
 
 
 def test_setup_steps_run_as_someone_else_and_are_recorded(catalog, suites, small_world):
-    from conftest import write_task
+    from task_factories import write_task
 
     from simulator.episodes import EpisodeStore
     from simulator.tasks import task_catalog
@@ -99,7 +99,8 @@ def test_setup_steps_run_as_someone_else_and_are_recorded(catalog, suites, small
         "id": "answer-mei", "world": str(small_world), "outcome": "answer",
         "prompt": "Mei just asked you a question by mail. Answer it with the number only.",
         "setup": [{"op": "mail.send", "as": "mei@small.test",
-                   "args": {"to": ["dana@small.test"], "subject": "Quick one", "body": "How many seats did Globex buy? (It was 25.)"}}],
+                   "args": {"to": ["dana@small.test"], "subject": "Quick one",
+                            "body": "How many seats did Globex buy? (It was 25.)"}}],
         "bindings": {"question": {"from": "mail.message", "where": {"owner": "$actor", "subject": "Quick one"}}},
         "criteria": [{"id": "seats", "answer": {"type": "number", "expect": 25}}],
         "oracle": [{"op": "mail.get_message", "args": {"message_id": "$question.id"}},
@@ -112,3 +113,10 @@ def test_setup_steps_run_as_someone_else_and_are_recorded(catalog, suites, small
     assert (setup.surface, setup.actor, setup.operation) == ("setup", "mei@small.test", "send")
     reward = fresh.finish(started.episode, answer="25")
     assert reward.passed and started.episode.trajectory[-1].surface == "control"
+
+
+
+def test_the_engine_leaves_no_episode_of_its_own_behind(catalog, task_store):
+    started = catalog.start("reply-sam")
+    catalog.finish(started.episode)  # learns the allowance on probe episodes of its own, then drops them
+    assert [e.id for e in task_store.list()] == [started.episode.id]
