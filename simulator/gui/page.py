@@ -13,12 +13,14 @@ from typing import Any, Callable
 from zoneinfo import ZoneInfo
 
 from fastapi import Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader, pass_context, select_autoescape
 
 from apps.kit.errors import OpError, from_dict
 from apps.kit.invoker import invoke
+from apps.kit.operation import invalid_from
 from apps.kit.trajectory import Step
 
 HERE = Path(__file__).parent
@@ -104,6 +106,9 @@ class GuiRoute(APIRoute):
                 return await handler(request)
             except OpError as exc:
                 return _error_page(request, gui, exc.status, exc.to_dict())
+            except RequestValidationError as exc:  # a bad id or number in the address
+                error = invalid_from(exc.errors(), unknown="is not known here")
+                return _error_page(request, gui, 422, error.to_dict())
             except Exception as exc:  # a bug: logged with its trace, shown without one
                 traceback.print_exc()
                 return _error_page(request, gui, 500, {"type": "internal", "message": type(exc).__name__})

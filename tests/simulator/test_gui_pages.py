@@ -70,7 +70,8 @@ def test_the_home_page_names_the_person_the_apps_and_the_virtual_time(api, gui):
 
 
 def test_a_missing_record_is_a_page_that_says_so_without_a_trace(api, gui):
-    for path, status in [("/mail/thread/999", 404), ("/crm/Widget", 404), ("/docs/files/999", 404)]:
+    for path, status in [("/mail/thread/999", 404), ("/crm/Widget", 404), ("/docs/files/999", 404),
+                         ("/crm/Opportunity/abc", 422), ("/docs/files/2/revisions?number=x", 422)]:
         response = api.get(gui + path)
         assert response.status_code == status
         assert 'data-testid="page-error"' in response.text and "Traceback" not in response.text
