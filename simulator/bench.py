@@ -1,4 +1,5 @@
-"""Figures for one world: episode create and fork, operation latency, MCP latency, memory per episode.
+"""Figures for one world: episode create and fork, operation latency, MCP latency, memory per episode,
+GUI page render time (server side) and a browser agent's action round trip.
 
 Printed as JSON by ``officeworld bench``; nothing here asserts a timing. Targets to work toward on a
 2-core machine: create and fork under 1 ms median, an in-process op under 50 µs, an MCP call under
@@ -17,6 +18,7 @@ from typing import Callable
 
 from apps.kit.invoker import invoke
 from simulator.episodes import EpisodeStore
+from simulator.gui.shots import browser_round_trip, render_times
 
 # One representative call per app; an app missing from the registry is skipped.
 PROBES: dict[str, list[tuple[str, dict]]] = {
@@ -102,6 +104,13 @@ def _mcp(store: EpisodeStore, world: str, repeat: int) -> dict:
         return {"mail_get_message": asyncio.run(measure(url))}
 
 
+def _browser(store: EpisodeStore, world: str) -> dict:
+    try:
+        return browser_round_trip(store, world)
+    except RuntimeError as exc:  # no Chromium on this machine
+        return {"error": str(exc)}
+
+
 # Tasks graded in the benchmark: one per app and one across apps, each after its oracle ran.
 GRADED = ("crm-close-globex-renewal", "mail-reply-all-okr-deadline", "docs-log-cyberdyne-discount", "cross-globex-signed")
 
@@ -174,6 +183,8 @@ def run(world: str = "acme", repeat: int = 200) -> dict:
         "op_in_process": _ops(store, world, repeat),
         "mcp_call_loopback": _mcp(store, world, repeat),
         "ow_command": _ow(store, world, min(repeat, 20)),
+        "gui_page_render_server": render_times(store, world, max(repeat // 10, 5)),
+        "gui_browser_action": _browser(store, world),
         "memory": _memory(store, world),
         "grade_episode": _grading(store, min(repeat, 50)) if world == "acme" else {},
         **({"trainer": _trainer(world, repeat)} if world == "acme" else {}),  # the shipped tasks are on acme

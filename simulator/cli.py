@@ -10,7 +10,7 @@ import anyio
 import typer
 import uvicorn
 
-from simulator import tasks_cli, worlds_cli
+from simulator import gui_cli, tasks_cli, worlds_cli
 from simulator.episodes import EpisodeStore
 from simulator.runner import cli as run_cli
 from simulator.trajectories import cli as trajectories_cli
@@ -23,6 +23,7 @@ cli.add_typer(trajectories_cli.cli, name="trajectories")
 cli.command("replay")(trajectories_cli.replay_command)
 cli.command("grade")(trajectories_cli.grade_command)
 cli.command("run")(run_cli.run_command)
+cli.add_typer(gui_cli.cli, name="gui")
 
 
 @cli.command()

@@ -38,6 +38,7 @@ class CreateEpisode(BaseModel):
     record: bool | None = Field(None, description="Keep a trajectory file (default: when the server has a folder for them)")
     meta: dict[str, Any] = Field(default_factory=dict, description="Labels for the trajectory file's header (a run, a sample)")
     tools: bool | None = Field(None, description="Return the tools in MCP and OpenAI form (default: for a task)")
+    browser: bool = Field(False, description="Offer the agent a browser on the apps' GUI (MCP tools browser_*)")
 
 
 class TaskBrief(BaseModel):
@@ -121,6 +122,8 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
             raise Invalid("task: a task names its own world and acting person; give only the task", field="task")
         else:
             episode = _start_task(body)
+        if body.browser:
+            request.app.state.browsers.enable(episode, str(request.base_url))
         out = info(request, episode, catalog=catalog, store=store)
         out.tools = tool_forms if (body.tools if body.tools is not None else body.task is not None) else None
         return out
@@ -153,8 +156,9 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         return info(request, child, catalog=catalog, store=store)
 
     @router.delete("/episodes/{episode_id}", status_code=204)
-    def delete_episode(episode_id: str) -> Response:
+    def delete_episode(request: Request, episode_id: str) -> Response:
         store.delete(episode_id)  # the catalog forgets it too (store.on_delete)
+        request.app.state.browsers.discard(episode_id)
         return Response(status_code=204)
 
     @router.post("/episodes/{episode_id}/finish")

@@ -4,6 +4,7 @@
     /episodes/{id}/api/{app}/{op}   per-episode REST, one route per operation
     /episodes/{id}/api/tools        every operation's schema and CLI shape (what ``ow`` builds its commands from)
     /episodes/{id}/mcp              per-episode MCP over streamable HTTP
+    /episodes/{id}/gui/...          per-episode browser GUI (simulator/gui)
     /health                         liveness
 """
 
@@ -13,6 +14,7 @@ import contextlib
 import os
 import re
 
+import anyio
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -24,8 +26,10 @@ from apps.kit.mcp import build_server
 from apps.kit.operation import invalid_from
 from apps.kit.rest import error_response, operation_router
 from simulator.auth import control_token
+from simulator.browser_tools import BrowserTools
 from simulator.control import control_router
 from simulator.episodes import EpisodeStore
+from simulator.gui import mount_gui
 from simulator.registry import all_operations
 from simulator.tasks import task_catalog
 from tasks.catalog import Catalog
@@ -45,8 +49,9 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     """The server; the control API takes ``token`` (default ``OFFICEWORLD_TOKEN``, else one made and printed)."""
     store = store if store is not None else EpisodeStore()
     operations = all_operations(store.apps)
+    browsers = BrowserTools()
     mcp = build_server(operations, lambda ctx: store.get(ctx.request.scope["episode"]),
-                       instructions=INSTRUCTIONS)
+                       instructions=INSTRUCTIONS, extra=browsers)
     hosts = allowed_hosts()
     security = TransportSecuritySettings(
         allowed_hosts=hosts, allowed_origins=[f"http://{h}" for h in hosts])
@@ -56,9 +61,10 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     async def lifespan(app: FastAPI):
         async with mcp.session_manager.run():
             yield
+        await anyio.to_thread.run_sync(browsers.close)
 
     api = FastAPI(title="officeworld", version="0.1.0", lifespan=lifespan)
-    api.state.store = store
+    api.state.store, api.state.browsers = store, browsers
 
     def get_episode(episode_id: str):
         return store.get(episode_id)
@@ -72,6 +78,7 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     @api.get("/episodes/{episode_id}/api/tools", tags=["agent"], summary="The episode's operations, for ow")
     def episode_tools(episode=Depends(get_episode)) -> dict:
         return tools
+    mount_gui(api, store, operations)
 
     @api.get("/health", tags=["control"])
     def health() -> dict:

@@ -36,6 +36,7 @@ class Episode:
         self.clock = clock
         self.trajectory: list[Step] = []
         self.recorder: Callable[[Step], None] | None = None  # called with each step as it is appended (trajectory files)
+        self.browser_actions: list = []  # BrowserAction records of a browser agent (simulator/browser.py)
         self.lock = threading.RLock()
         self._opened: set[str] = set()
         self.operations = operations or {}
@@ -78,6 +79,7 @@ class Episode:
             child = Episode(new_id, self.world, self.actor, self.hosts, self.clock.copy(), self.world_ref,
                             self.operations)
             child.trajectory = list(self.trajectory)
+            child.browser_actions = list(self.browser_actions)
             for app in sorted(self._opened):
                 self.hosts[app].open(new_id, self.world_ref, fork_from=self.id)
                 child._opened.add(app)

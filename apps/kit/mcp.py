@@ -8,7 +8,7 @@ a result with ``isError`` and a JSON body naming the problem; the session goes o
 from __future__ import annotations
 
 import json
-from typing import Callable
+from typing import Callable, Protocol
 
 import anyio
 from mcp import types
@@ -35,21 +35,37 @@ def _error(payload: dict) -> types.CallToolResult:
                                 is_error=True)
 
 
+class ExtraTools(Protocol):
+    """Tools beside the operations (the simulator's browser tools): listed and called per episode."""
+
+    def tools(self, episode) -> list[types.Tool]: ...
+    def input_schema(self, name: str) -> dict | None: ...
+    async def call(self, episode, name: str, arguments: dict) -> types.CallToolResult: ...
+
+
 def build_server(operations: list[Operation], resolve_episode: EpisodeResolver, name: str = "officeworld",
-                 instructions: str | None = None) -> Server:
-    """A low-level MCP server over ``operations``; ``resolve_episode(ctx)`` finds the call's episode."""
+                 instructions: str | None = None, extra: ExtraTools | None = None) -> Server:
+    """A low-level MCP server over ``operations``; ``resolve_episode(ctx)`` finds the call's episode.
+    ``extra`` adds tools that are not operations, for the episodes it offers them to."""
     by_name = {op.qualified_name: op for op in operations}
     tools = [tool(op) for op in operations]
 
     async def on_list_tools(ctx, params) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
+        if extra is None:
+            return types.ListToolsResult(tools=tools)
+        try:
+            return types.ListToolsResult(tools=tools + extra.tools(resolve_episode(ctx)))
+        except OpError:
+            return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         op = by_name.get(params.name)
-        if op is None:
+        if op is None and (extra is None or extra.input_schema(params.name) is None):
             return _error({"type": "not_found", "message": f"unknown tool {params.name!r}"})
         try:
             episode = resolve_episode(ctx)
+            if op is None:
+                return await extra.call(episode, params.name, params.arguments or {})
         except OpError as exc:
             return _error(exc.to_dict())
         step = await anyio.to_thread.run_sync(invoke, episode, op, params.arguments or {}, "mcp")
@@ -61,7 +77,7 @@ def build_server(operations: list[Operation], resolve_episode: EpisodeResolver, 
 
     def input_schema(tool_name: str):
         op = by_name.get(tool_name)
-        return op.input_schema() if op else None
+        return op.input_schema() if op else (extra.input_schema(tool_name) if extra else None)
 
     return Server(name, instructions=instructions, on_list_tools=on_list_tools, on_call_tool=on_call_tool,
                   get_tool_input_schema=input_schema)

@@ -35,6 +35,21 @@ class Step(BaseModel):
         return f"{self.app}_{self.operation}"
 
 
+class BrowserAction(BaseModel):
+    """One action of a browser agent on the GUI, with the indices of the Steps it caused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int
+    action: str
+    arguments: dict[str, Any]
+    url: str
+    error: str | None = None
+    steps: list[int]
+    wall_time: datetime
+    duration_ms: float
+
+
 class Trajectory(BaseModel):
     """An episode's steps with what they happened in: what the control API serves and finished episodes leave."""
 
@@ -42,7 +57,9 @@ class Trajectory(BaseModel):
     world: str
     actor: str
     steps: list[Step]
+    browser_actions: list[BrowserAction] = []
 
     @classmethod
     def of(cls, episode) -> "Trajectory":
-        return cls(episode=episode.id, world=episode.world.name, actor=episode.actor, steps=list(episode.trajectory))
+        return cls(episode=episode.id, world=episode.world.name, actor=episode.actor, steps=list(episode.trajectory),
+                   browser_actions=list(getattr(episode, "browser_actions", [])))

@@ -1,0 +1,210 @@
+"""A browser for agents that act through the GUI: Playwright driving Debian's Chromium.
+
+One Chromium serves many episodes: each episode gets its own browser context (cookies, history)
+and one page. Playwright's sync API belongs to the thread that started it, so every browser call
+runs on one worker thread; callers in any thread (or async code, through a thread) wait for it.
+
+Actions: goto, click, fill, select, check, press, scroll, back, wait_for. Each returns an
+observation: the URL, the title, an accessibility snapshot in text whose ``[ref=eN]`` marks name
+the elements an action may target, and the operations the action caused. ``screenshot`` gives a
+PNG. Every action is recorded on the episode (``episode.browser_actions``) with the indices of the
+Steps it caused, so the trajectory shows "clicked Send" next to the ``mail_reply`` it made.
+
+The page may only reach its own episode's GUI: any other request (the control API, another
+episode, the internet) is aborted, so a browser agent sees no more than an MCP agent does.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import queue
+import shutil
+import threading
+import time
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from apps.kit import Invalid
+from apps.kit.trajectory import BrowserAction
+
+ACTIONS = ("goto", "click", "fill", "select", "check", "press", "scroll", "back", "wait_for")
+TIMEOUT_MS = 5000
+
+
+def chromium_path() -> str:
+    """Debian's Chromium (``dev.sh`` installs it); OFFICEWORLD_CHROMIUM overrides."""
+    found = os.environ.get("OFFICEWORLD_CHROMIUM") or shutil.which("chromium") or "/usr/lib/chromium/chromium"
+    if not os.path.exists(found):
+        raise RuntimeError("no Chromium: run ./dev.sh setup (it installs Debian's chromium) or set OFFICEWORLD_CHROMIUM")
+    return found
+
+
+class Browser:
+    """One Chromium on one worker thread, shared by the episodes' sessions."""
+
+    def __init__(self, executable: str | None = None):
+        self.executable = executable
+        self._jobs: queue.Queue = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._sessions: dict[str, BrowserSession] = {}
+
+    def __enter__(self) -> "Browser":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def run(self, fn: Callable[[Any], Any]) -> Any:
+        """Run ``fn(chromium)`` on the browser's thread and return what it returns (or raise what it raised)."""
+        with self._lock:
+            if self._thread is None:
+                ready: concurrent.futures.Future = concurrent.futures.Future()
+                self._thread = threading.Thread(target=self._work, args=(ready,), name="officeworld-browser", daemon=True)
+                self._thread.start()
+                try:
+                    ready.result(timeout=60)
+                except BaseException:
+                    self._thread = None  # the next call tries again (e.g. once Chromium is installed)
+                    raise
+        done: concurrent.futures.Future = concurrent.futures.Future()
+        self._jobs.put((fn, done))
+        return done.result()
+
+    def _work(self, ready: concurrent.futures.Future) -> None:
+        from playwright.sync_api import sync_playwright
+        try:
+            playwright = sync_playwright().start()
+            chromium = playwright.chromium.launch(executable_path=self.executable or chromium_path(), headless=True)
+        except Exception as exc:
+            ready.set_exception(exc)
+            return
+        ready.set_result(True)
+        while (job := self._jobs.get()) is not None:
+            fn, done = job
+            try:
+                done.set_result(fn(chromium))
+            except Exception as exc:
+                done.set_exception(exc)
+        chromium.close()
+        playwright.stop()
+
+    def session(self, episode, server_url: str) -> "BrowserSession":
+        """The episode's browser session (made on first use) on the server at ``server_url``."""
+        with self._lock:
+            if episode.id not in self._sessions:
+                self._sessions[episode.id] = BrowserSession(self, episode, server_url.rstrip("/"))
+            return self._sessions[episode.id]
+
+    def discard(self, episode_id: str) -> None:
+        session = self._sessions.pop(episode_id, None)
+        if session is not None and session.context is not None:
+            self.run(lambda _: session.context.close())
+
+    def close(self) -> None:
+        for episode_id in list(self._sessions):
+            self.discard(episode_id)
+        if self._thread is not None:
+            self._jobs.put(None)
+            self._thread.join(timeout=30)
+            self._thread = None
+
+
+class BrowserSession:
+    """One episode's page. Every method is an agent's action and returns the observation after it."""
+
+    def __init__(self, browser: Browser, episode, server_url: str):
+        self.browser, self.episode, self.server = browser, episode, server_url
+        self.root = f"{server_url}/episodes/{episode.id}/gui"
+        self.context = self.page = None
+
+    def _open(self, chromium) -> Any:
+        if self.page is None:
+            self.context = chromium.new_context(viewport={"width": 1280, "height": 900})
+            self.context.set_default_timeout(TIMEOUT_MS)
+            self.context.route("**/*", self._guard)
+            self.page = self.context.new_page()
+            self.page.goto(self.root + "/")
+        return self.page
+
+    def _guard(self, route) -> None:
+        url = route.request.url
+        if url == self.root or url.startswith(self.root + "/") or url.startswith(self.root + "?"):
+            route.continue_()
+        else:
+            route.abort("blockedbyclient")
+
+    def act(self, action: str, **arguments: Any) -> dict:
+        """Do one action and record it with the Steps it caused; a failed action is an observation too."""
+        if action not in ACTIONS:
+            raise Invalid(f"action: {action!r} is not one of {', '.join(ACTIONS)}", field="action")
+        started, wall = time.perf_counter(), datetime.now(timezone.utc)
+        first = len(self.episode.trajectory)
+
+        def run(chromium):
+            page = self._open(chromium)
+            error = None
+            try:
+                getattr(self, f"_{action}")(page, **arguments)
+                page.wait_for_load_state()
+            except TypeError as exc:
+                error = f"arguments: {exc}"
+            except Exception as exc:  # Playwright's timeouts and bad refs: the agent reads them and tries again
+                error = str(exc).split("\n")[0][:300]
+            return page.url, page.title(), _snapshot(page), error
+
+        url, title, snapshot, error = self.browser.run(run)
+        steps = self.episode.trajectory[first:]
+        record = BrowserAction(index=len(self.episode.browser_actions), action=action, arguments=arguments, url=url,
+                               error=error, steps=[s.index for s in steps], wall_time=wall,
+                               duration_ms=round((time.perf_counter() - started) * 1000, 3))
+        self.episode.browser_actions.append(record)
+        caused = [{"tool": s.tool, "error": s.error} for s in steps if s.mutates]
+        return {"url": url, "title": title, "error": error, "operations": caused, "snapshot": snapshot}
+
+    def observe(self) -> dict:
+        url, title, snapshot = self.browser.run(lambda c: (lambda p: (p.url, p.title(), _snapshot(p)))(self._open(c)))
+        return {"url": url, "title": title, "error": None, "operations": [], "snapshot": snapshot}
+
+    def screenshot(self, full_page: bool = False) -> bytes:
+        return self.browser.run(lambda c: self._open(c).screenshot(full_page=full_page))
+
+    # The actions. A ``ref`` is an ``eN`` mark from the last snapshot.
+    def _goto(self, page, url: str) -> None:
+        page.goto(url if url.startswith("http") else self.root + "/" + url.lstrip("/"))
+
+    def _click(self, page, ref: str) -> None:
+        _target(page, ref).click()
+
+    def _fill(self, page, ref: str, text: str) -> None:
+        _target(page, ref).fill(text)
+
+    def _select(self, page, ref: str, value: str) -> None:
+        _target(page, ref).select_option(value)  # by value or by the label shown
+
+    def _check(self, page, ref: str, checked: bool = True) -> None:
+        _target(page, ref).set_checked(checked)
+
+    def _press(self, page, key: str, ref: str | None = None) -> None:
+        (_target(page, ref).press(key) if ref else page.keyboard.press(key))
+
+    def _scroll(self, page, dy: int = 600) -> None:
+        page.mouse.wheel(0, dy)
+
+    def _back(self, page) -> None:
+        page.go_back()
+
+    def _wait_for(self, page, text: str, timeout_ms: int = TIMEOUT_MS) -> None:
+        page.get_by_text(text).first.wait_for(timeout=min(timeout_ms, 30000))
+
+
+def _target(page, ref: str):
+    found = page.locator(f"aria-ref={ref}")
+    if found.count() == 0:
+        raise LookupError(f"ref: no element {ref!r} on this page; read the latest snapshot for refs")
+    return found
+
+
+def _snapshot(page) -> str:
+    return page.aria_snapshot(mode="ai")

@@ -1,0 +1,150 @@
+"""The browser as MCP tools of an episode (``browser_*``), for episodes created with ``"browser": true``.
+
+One MCP client can then drive the GUI: each tool is one browser action and answers with the page's
+accessibility snapshot (``[ref=…]`` marks to click by) and the operations the action caused.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import threading
+
+import anyio
+from mcp import types
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from apps.kit import NotFound
+from apps.kit.errors import Unavailable
+from apps.kit.operation import invalid_from
+from simulator.browser import Browser
+
+Ref = Field(description="An element's ref from the last snapshot, e.g. 'f1e12'")
+
+
+class Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Goto(Args):
+    url: str = Field(description="A page of this episode's GUI, e.g. 'mail', 'crm/Opportunity' or 'docs?view=starred'")
+
+
+class Click(Args):
+    ref: str = Ref
+
+
+class Fill(Args):
+    ref: str = Ref
+    text: str = Field(description="The text to type into the field (replaces what is there)")
+
+
+class Select(Args):
+    ref: str = Ref
+    value: str = Field(description="The option to choose, by its label or value")
+
+
+class Check(Args):
+    ref: str = Ref
+    checked: bool = Field(True, description="Tick (true) or untick (false)")
+
+
+class Press(Args):
+    key: str = Field(description="A key such as 'Enter', 'Tab' or 'Control+a'")
+    ref: str | None = Field(None, description="Element to focus first; the focused element when left out")
+
+
+class Scroll(Args):
+    dy: int = Field(600, description="Pixels to scroll down (negative: up)")
+
+
+class WaitFor(Args):
+    text: str = Field(description="Text to wait for on the page")
+    timeout_ms: int = Field(5000, ge=0, le=30000, description="How long to wait, in milliseconds")
+
+
+class Screenshot(Args):
+    full_page: bool = Field(False, description="The whole page rather than what is in view")
+
+
+TOOLS: dict[str, tuple[type[Args], str]] = {
+    "browser_goto": (Goto, "Open a page of the apps' GUI."),
+    "browser_click": (Click, "Click an element (a link, button, checkbox...) by its ref."),
+    "browser_fill": (Fill, "Type text into an input or text area by its ref."),
+    "browser_select": (Select, "Choose an option of a drop-down by its ref."),
+    "browser_check": (Check, "Tick or untick a checkbox by its ref."),
+    "browser_press": (Press, "Press a key, e.g. Enter to submit a form."),
+    "browser_scroll": (Scroll, "Scroll the page."),
+    "browser_back": (Args, "Go back to the previous page."),
+    "browser_wait_for": (WaitFor, "Wait until some text shows on the page."),
+    "browser_snapshot": (Args, "Read the current page: its accessibility tree with element refs."),
+    "browser_screenshot": (Screenshot, "A PNG screenshot of the current page."),
+}
+NOTE = " Answers with the page's URL, the operations the action caused and its accessibility snapshot."
+
+
+class BrowserTools:
+    """The ``browser_*`` tools, offered to the episodes that opted in; one Chromium for all of them."""
+
+    def __init__(self, browser: Browser | None = None):
+        self.browser = browser or Browser()
+        self.enabled: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._tools = [types.Tool(name=name, description=doc + ("" if name == "browser_screenshot" else NOTE),
+                                  input_schema=model.model_json_schema(),
+                                  annotations=types.ToolAnnotations(open_world_hint=False))
+                       for name, (model, doc) in TOOLS.items()]
+
+    def enable(self, episode, server_url: str) -> None:
+        """Offer the browser to ``episode``; its pages are fetched from ``server_url`` (this server)."""
+        with self._lock:
+            self.enabled[episode.id] = os.environ.get("OFFICEWORLD_BROWSER_BASE", server_url).rstrip("/")
+
+    def discard(self, episode_id: str) -> None:
+        with self._lock:
+            if self.enabled.pop(episode_id, None) is not None:
+                self.browser.discard(episode_id)
+
+    def close(self) -> None:
+        self.browser.close()
+
+    def tools(self, episode) -> list[types.Tool]:
+        return self._tools if episode.id in self.enabled else []
+
+    def input_schema(self, name: str) -> dict | None:
+        return TOOLS[name][0].model_json_schema() if name in TOOLS else None
+
+    async def call(self, episode, name: str, arguments: dict) -> types.CallToolResult:
+        if episode.id not in self.enabled:
+            raise NotFound(f"unknown tool {name!r}: create the episode with \"browser\": true to use the browser")
+        try:
+            args = TOOLS[name][0].model_validate(arguments).model_dump(exclude_none=True)
+        except ValidationError as exc:
+            raise invalid_from(exc.errors()) from None
+        try:
+            return await self._act(self.browser.session(episode, self.enabled[episode.id]), name, args)
+        except RuntimeError as exc:  # no Chromium here, or it could not start: the call did nothing
+            raise Unavailable(f"browser: {exc}") from None
+
+    async def _act(self, session, name: str, args: dict) -> types.CallToolResult:
+        if name == "browser_screenshot":
+            png = await anyio.to_thread.run_sync(lambda: session.screenshot(**args))
+            return types.CallToolResult(content=[types.ImageContent(type="image", data=base64.b64encode(png).decode(),
+                                                                    mime_type="image/png")])
+        if name == "browser_snapshot":
+            seen = await anyio.to_thread.run_sync(session.observe)
+        else:
+            seen = await anyio.to_thread.run_sync(lambda: session.act(name.removeprefix("browser_"), **args))
+        return types.CallToolResult(content=[types.TextContent(type="text", text=observation_text(seen))],
+                                    structured_content={k: v for k, v in seen.items()}, is_error=bool(seen["error"]))
+
+
+def observation_text(seen: dict) -> str:
+    """An observation as an agent reads it."""
+    lines = [f"URL: {seen['url']}", f"Title: {seen['title']}"]
+    if seen["error"]:
+        lines.append(f"Error: {seen['error']}")
+    if seen["operations"]:
+        lines.append("Operations: " + json.dumps(seen["operations"]))
+    return "\n".join(lines) + "\n\n" + seen["snapshot"]
