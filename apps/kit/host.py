@@ -85,20 +85,17 @@ class LocalHost:
     def call(self, episode_id: str, op: Operation, kwargs: dict[str, Any], actor: str, now: datetime) -> Outcome:
         db = self.database(episode_id)
         before = db.changes()
-        with db.session() as session:
-            ctx = Ctx(session=session, actor=actor, now=now, world=self._infos[episode_id], episode_id=episode_id)
-            try:
-                data = op.dump(op.fn(ctx, **kwargs))
-            except OpError as exc:
-                session.rollback()
-                return Outcome(error=exc.to_dict())
-            except BaseException:
-                session.rollback()
-                raise
-            if op.mutates:
-                session.commit()
-            else:
-                session.rollback()
+        ctx = Ctx(db, actor, now, self._infos[episode_id], episode_id)
+        try:
+            data = op.dump(op.fn(ctx, **kwargs))
+        except OpError as exc:
+            ctx.finish(commit=False)
+            return Outcome(error=exc.to_dict())
+        except BaseException:
+            ctx.finish(commit=False)
+            raise
+        # A read is rolled back too: whatever it touched by mistake does not stay.
+        ctx.finish(commit=op.mutates)
         return Outcome(result=data, state_changed=db.changes() != before)
 
     def digest(self, episode_id: str) -> str:

@@ -32,7 +32,8 @@ def invoke(episode: Episode, op: Operation, arguments: dict[str, Any] | None, su
             outcome = Outcome(error=exc.to_dict())
         except Exception as exc:  # recorded, then re-raised: the step log must show the crash too
             outcome, failure = Outcome(error={"type": "internal", "message": f"{type(exc).__name__}: {exc}"}), exc
-        step = Step(
+        # Every field is built here from checked values: constructing skips re-validating them.
+        step = Step.model_construct(
             index=len(episode.trajectory), surface=surface, app=op.app, operation=op.name,
             arguments=arguments if isinstance(arguments, dict) else {}, result=outcome.result,
             error=outcome.error, mutates=op.mutates, state_changed=outcome.error is None and outcome.state_changed,
