@@ -28,10 +28,9 @@ def message(ctx: Ctx, entry_id: int) -> s.Message:
     (eid, owner, thread_id, mid, rfc_id, sender, sender_name, to, cc, bcc, subject, body, html, date,
      in_reply_to) = row
     labels = sorted(label for (label,) in conn.execute(_LABELS, (eid,)))
-    files = [s.AttachmentInfo.model_construct(id=i, filename=f, mime_type=t, size=n)
+    files = [s.AttachmentInfo(id=i, filename=f, mime_type=t, size=n)
              for i, f, t, n in conn.execute(_FILES, (mid,))]
-    # Built without re-validating: every value comes typed from columns the ORM path reads.
-    return s.Message.model_construct(
+    return s.Message(
         id=eid, thread_id=thread_id, sender=sender, sender_name=sender_name, to=split_addresses(to),
         cc=split_addresses(cc), subject=subject, snippet=" ".join(body.split())[:140],
         date=utc_time(date), labels=labels, unread="UNREAD" in labels,
