@@ -43,6 +43,7 @@ def build_app(store: EpisodeStore | None = None) -> "Gateway":
     hosts = allowed_hosts()
     security = TransportSecuritySettings(
         allowed_hosts=hosts, allowed_origins=[f"http://{h}" for h in hosts])
+    # JSON responses, not an SSE stream: a tool call is one request and one answer (the SDK's client takes both).
     mcp_app = mcp.streamable_http_app(transport_security=security)
 
     @contextlib.asynccontextmanager
@@ -53,14 +54,14 @@ def build_app(store: EpisodeStore | None = None) -> "Gateway":
     api = FastAPI(title="officeworld", version="0.1.0", lifespan=lifespan)
     api.state.store = store
 
-    def get_episode(episode_id: str):
+    async def get_episode(episode_id: str):  # async: a dict lookup needs no worker thread
         return store.get(episode_id)
 
     api.include_router(control_router(store))
     api.include_router(operation_router(operations, get_episode), prefix="/episodes/{episode_id}/api")
 
     @api.get("/health", tags=["control"])
-    def health() -> dict:
+    async def health() -> dict:
         return {"status": "ok", "episodes": len(store), "apps": sorted(store.apps)}
 
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))

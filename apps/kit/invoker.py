@@ -6,9 +6,11 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
+import anyio
+
 from apps.kit.episode import Episode
 from apps.kit.errors import OpError
-from apps.kit.host import Outcome
+from apps.kit.host import LocalHost, Outcome
 from apps.kit.operation import Operation
 from apps.kit.trajectory import Step, Surface
 
@@ -45,3 +47,12 @@ def invoke(episode: Episode, op: Operation, arguments: dict[str, Any] | None, su
         raise failure
     return step
 
+
+
+async def invoke_async(episode: Episode, op: Operation, arguments: dict[str, Any] | None, surface: Surface) -> Step:
+    """``invoke`` from an event loop: inline when the app lives in this process (a call takes tens of
+    microseconds, less than the hop to a worker thread), in a worker thread when its host is remote
+    (a network round trip must not block the loop)."""
+    if isinstance(episode.hosts.get(op.app), LocalHost):
+        return invoke(episode, op, arguments, surface)
+    return await anyio.to_thread.run_sync(invoke, episode, op, arguments, surface)
