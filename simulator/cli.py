@@ -9,12 +9,13 @@ import anyio
 import typer
 import uvicorn
 
-from simulator import worlds_cli
+from simulator import tasks_cli, worlds_cli
 from simulator.episodes import EpisodeStore
 
 cli = typer.Typer(help="officeworld: a company's apps as a sandbox for agents.", no_args_is_help=True,
                   add_completion=False)
 cli.add_typer(worlds_cli.cli, name="worlds")
+cli.add_typer(tasks_cli.cli, name="tasks")
 
 
 @cli.command()

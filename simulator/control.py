@@ -8,23 +8,50 @@ from __future__ import annotations
 
 import zipfile
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 import anyio
 from fastapi import APIRouter, Body, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from apps.kit import Invalid
+from apps.kit import Invalid, NotFound
 from apps.kit.episode import Episode
-from apps.kit.trajectory import Trajectory
+from apps.kit.invoker import invoke
+from apps.kit.trajectory import Step, Trajectory
 from simulator.episodes import EpisodeStore
 from simulator.registry import all_operations
+from tasks.catalog import Catalog
+from tasks.reward import Reward
+
+
+def _outsiders(episode: Episode) -> dict:
+    return {o.email: o for o in episode.world.info.outsiders}
 
 
 class CreateEpisode(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
-    world: str = Field("acme", description="Name of a shipped world, or a path to a world folder")
+    world: str | None = Field(None, description="Name of a shipped world, or a path to a world folder (default acme)")
     actor: str | None = Field(None, alias="as", description="Email of the person the agent acts as")
+    task: str | None = Field(None, description="A task id: the episode runs its setup and the response carries its prompt")
+
+
+class TaskBrief(BaseModel):
+    id: str
+    version: int
+    prompt: str
+
+
+class Finish(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    answer: str | None = Field(None, max_length=100_000, description="The agent's final answer, recorded as a step")
+    status: Literal["done", "refused", "needs_input"] | None = Field(None, description="How the agent finished")
+
+
+class ToolCall(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    tool: str = Field(description="The tool's name, app_operation (e.g. mail_search)")
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    actor: str | None = Field(None, alias="as", description="Act as another person of the world for this call")
 
 
 class EpisodeInfo(BaseModel):
@@ -39,6 +66,7 @@ class EpisodeInfo(BaseModel):
     status: Literal["ready", "error", "unchecked"] = Field(
         description="error: some app's state cannot be reached (see app_errors); unchecked in listings")
     app_errors: dict[str, str] = Field(default_factory=dict, description="Per unreachable app, the reason")
+    task: TaskBrief | None = Field(None, description="The task this episode runs, with its prompt")
 
 
 class Digest(BaseModel):
@@ -51,42 +79,79 @@ class ClockAdvance(BaseModel):
     seconds: float = Field(ge=0, le=10 * 365 * 86400, description="How far to move the virtual clock")
 
 
-def info(request: Request, episode: Episode, check: bool = True) -> EpisodeInfo:
+def info(request: Request, episode: Episode, check: bool = True, catalog: Catalog | None = None) -> EpisodeInfo:
     """The episode as the control API shows it; ``check`` asks each app's host whether it is reachable
     (listings skip it: one round trip per app per episode would make them slow)."""
     base = str(request.base_url).rstrip("/")
     errors = {app: reason for app, reason in episode.app_states().items() if reason} if check else {}
+    run = catalog.run_of(episode.id) if catalog is not None else None
+    brief = TaskBrief(id=run.task.id, version=run.task.version, prompt=run.task.prompt) if run else None
     return EpisodeInfo(
         id=episode.id, world=episode.world.name, actor=episode.actor, now=episode.clock.now(),
         apps=episode.apps, steps=len(episode.trajectory),
         mcp_url=f"{base}/episodes/{episode.id}/mcp", api_url=f"{base}/episodes/{episode.id}/api",
-        status=("error" if errors else "ready") if check else "unchecked", app_errors=errors,
+        status=("error" if errors else "ready") if check else "unchecked", app_errors=errors, task=brief,
     )
 
 
-def control_router(store: EpisodeStore) -> APIRouter:
+def control_router(store: EpisodeStore, catalog: Catalog) -> APIRouter:
     router = APIRouter(prefix="/v1", tags=["control"])
+    operations = {op.qualified_name: op for op in all_operations(store.apps)}
 
     @router.post("/episodes", status_code=201)
     def create_episode(request: Request, body: CreateEpisode = Body(default_factory=CreateEpisode)) -> EpisodeInfo:
-        return info(request, store.create(body.world, body.actor))
+        if body.task is not None:
+            if body.world is not None or body.actor is not None:
+                raise Invalid("task: a task names its own world and acting person; give only the task", field="task")
+            return info(request, catalog.start(body.task).episode, catalog=catalog)
+        return info(request, store.create(body.world or "acme", body.actor))
 
     @router.get("/episodes")
     def list_episodes(request: Request) -> list[EpisodeInfo]:
-        return [info(request, e, check=False) for e in store.list()]
+        return [info(request, e, check=False, catalog=catalog) for e in store.list()]
 
     @router.get("/episodes/{episode_id}")
     def get_episode(request: Request, episode_id: str) -> EpisodeInfo:
-        return info(request, store.get(episode_id))
+        return info(request, store.get(episode_id), catalog=catalog)
 
     @router.post("/episodes/{episode_id}/fork", status_code=201)
     def fork_episode(request: Request, episode_id: str) -> EpisodeInfo:
-        return info(request, store.fork(episode_id))
+        child = store.fork(episode_id)
+        catalog.forked(episode_id, child)
+        return info(request, child, catalog=catalog)
 
     @router.delete("/episodes/{episode_id}", status_code=204)
     def delete_episode(episode_id: str) -> Response:
         store.delete(episode_id)
+        catalog.forget(episode_id)
         return Response(status_code=204)
+
+    @router.post("/episodes/{episode_id}/finish")
+    def finish(episode_id: str, body: Finish = Body(default_factory=Finish)) -> Reward:
+        """Record the final answer (optional) and grade the episode against its task."""
+        return catalog.finish(store.get(episode_id), body.answer, body.status)
+
+    @router.post("/episodes/{episode_id}/call")
+    def call_tool(episode_id: str, body: ToolCall) -> Step:
+        """Call one tool in the episode, recorded like any surface (surface "control"); with "as", acting
+        as another person of the world (a colleague replies, a bcc'd person reads their copy)."""
+        episode = store.get(episode_id)
+        op = operations.get(body.tool)
+        if op is None:
+            raise NotFound(f"tool: no tool named {body.tool!r}", field="tool")
+        actor = body.actor.strip().lower() if body.actor else None
+        if actor is not None and actor not in episode.world.info.people_by_email() | _outsiders(episode):
+            raise Invalid(f"as: {actor} is not a person of world {episode.world.name!r}", field="as")
+        return invoke(episode, op, body.arguments, "control", actor=actor)
+
+    @router.get("/tasks")
+    def list_tasks(suite: str | None = None, tag: str | None = None, world: str | None = None) -> list[dict]:
+        """The shipped tasks (quarantined ones left out): prompt and metadata, never criteria or oracle."""
+        return [t.public() for t in catalog.select(suite, tag, world)]
+
+    @router.get("/tasks/{task_id}")
+    def get_task(task_id: str) -> dict:
+        return catalog.get(task_id).public()
 
     @router.get("/episodes/{episode_id}/trajectory")
     def trajectory(episode_id: str) -> Trajectory:

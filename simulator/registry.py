@@ -4,8 +4,9 @@ from apps.crm import APP as CRM
 from apps.docs import APP as DOCS
 from apps.kit import App, Operation
 from apps.mail import APP as MAIL
+from apps.task import APP as TASK
 
-APPS: dict[str, App] = {app.name: app for app in (MAIL, CRM, DOCS)}
+APPS: dict[str, App] = {app.name: app for app in (MAIL, CRM, DOCS, TASK)}
 
 
 def all_operations(apps: dict[str, App] = APPS) -> list[Operation]:

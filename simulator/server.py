@@ -24,6 +24,8 @@ from apps.kit.rest import error_response, operation_router
 from simulator.control import control_router
 from simulator.episodes import EpisodeStore
 from simulator.registry import all_operations
+from simulator.tasks import task_catalog
+from tasks.catalog import Catalog
 
 _MCP_PATH = re.compile(r"^/episodes/([^/]+)/mcp/?$")
 INSTRUCTIONS = ("You are working inside a company's apps (mail and more) as one of its employees. "
@@ -35,7 +37,7 @@ def allowed_hosts() -> list[str]:
     return ["127.0.0.1:*", "localhost:*", "[::1]:*", *extra]
 
 
-def build_app(store: EpisodeStore | None = None) -> "Gateway":
+def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None) -> "Gateway":
     store = store if store is not None else EpisodeStore()
     operations = all_operations(store.apps)
     mcp = build_server(operations, lambda ctx: store.get(ctx.request.scope["episode"]),
@@ -44,7 +46,7 @@ def build_app(store: EpisodeStore | None = None) -> "Gateway":
     security = TransportSecuritySettings(
         allowed_hosts=hosts, allowed_origins=[f"http://{h}" for h in hosts])
     # JSON responses, not an SSE stream: a tool call is one request and one answer (the SDK's client takes both).
-    mcp_app = mcp.streamable_http_app(transport_security=security)
+    mcp_app = mcp.streamable_http_app(transport_security=security, json_response=True)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -57,7 +59,9 @@ def build_app(store: EpisodeStore | None = None) -> "Gateway":
     async def get_episode(episode_id: str):  # async: a dict lookup needs no worker thread
         return store.get(episode_id)
 
-    api.include_router(control_router(store))
+    catalog = catalog if catalog is not None else task_catalog(store)
+    api.state.catalog = catalog
+    api.include_router(control_router(store, catalog))
     api.include_router(operation_router(operations, get_episode), prefix="/episodes/{episode_id}/api")
 
     @api.get("/health", tags=["control"])

@@ -9,8 +9,12 @@ from typing import Callable
 
 from sqlmodel import Session, SQLModel
 
+from apps.kit import changes
 from apps.kit.database import AppDatabase
 from apps.kit.operation import OperationSet
+
+# What the kit adds to every app's database (the change log); part of the compile cache key.
+SCHEMA_VERSION = "kit-schema-2: change log"
 
 
 @dataclass
@@ -37,12 +41,13 @@ class App:
         with db.session() as session:
             self.seed(session, world)
             session.commit()
+        changes.install(db.conn, [t.__tablename__ for t in self.tables])
         db.conn.execute("vacuum")
         return db
 
     def code_hash(self) -> str:
         """A digest of the app's source: a change to its models or seeding invalidates compiled worlds."""
-        digest = hashlib.sha256()
+        digest = hashlib.sha256(SCHEMA_VERSION.encode())
         for path in sorted(self.source_dir.rglob("*.py")):
             digest.update(path.read_bytes())
         return digest.hexdigest()[:16]

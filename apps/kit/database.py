@@ -12,7 +12,7 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
 
 # Tables whose content derives from others (full-text indexes) stay out of the digest.
-_DERIVED_SUFFIXES = ("_fts", "_fts_data", "_fts_idx", "_fts_content", "_fts_docsize", "_fts_config")
+DERIVED_SUFFIXES = ("_fts", "_fts_data", "_fts_idx", "_fts_content", "_fts_docsize", "_fts_config")
 
 
 class AppDatabase:
@@ -73,7 +73,7 @@ def digest_connection(conn: sqlite3.Connection) -> str:
         "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name")]
     total = hashlib.sha256()
     for table in tables:
-        if table.endswith(_DERIVED_SUFFIXES):
+        if table.endswith(DERIVED_SUFFIXES) or table == "kit_changes":
             continue
         rows = sorted(repr(row).encode() for row in conn.execute(f'select * from "{table}"'))
         total.update(table.encode() + b"\0" + hashlib.sha256(b"\n".join(rows)).digest())

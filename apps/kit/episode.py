@@ -40,6 +40,11 @@ class Episode:
     def apps(self) -> list[str]:
         return sorted(self.hosts)
 
+    @property
+    def opened(self) -> list[str]:
+        """The apps whose state this episode has opened (any other is still the world's pristine copy)."""
+        return sorted(self._opened)
+
     def host(self, app: str) -> AppHost:
         """The app's host, with this episode's state opened there."""
         with self.lock:

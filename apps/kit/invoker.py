@@ -15,8 +15,9 @@ from apps.kit.operation import Operation
 from apps.kit.trajectory import Step, Surface
 
 
-def invoke(episode: Episode, op: Operation, arguments: dict[str, Any] | None, surface: Surface) -> Step:
-    """Run ``op`` in ``episode`` as its acting user and append the Step to its trajectory.
+def invoke(episode: Episode, op: Operation, arguments: dict[str, Any] | None, surface: Surface,
+           actor: str | None = None) -> Step:
+    """Run ``op`` in ``episode`` as its acting user (or ``actor``) and append the Step to its trajectory.
 
     Validation, the clock and the record stay here; the app's host (local or remote) only executes.
     A tool error (``OpError``, including an unreachable app service) is recorded in the step's
@@ -29,14 +30,14 @@ def invoke(episode: Episode, op: Operation, arguments: dict[str, Any] | None, su
         outcome, failure = Outcome(), None
         try:
             kwargs = op.validate(arguments)
-            outcome = episode.host(op.app).call(episode.id, op, kwargs, episode.actor, now)
+            outcome = episode.host(op.app).call(episode.id, op, kwargs, actor or episode.actor, now)
         except OpError as exc:
             outcome = Outcome(error=exc.to_dict())
         except Exception as exc:  # recorded, then re-raised: the step log must show the crash too
             outcome, failure = Outcome(error={"type": "internal", "message": f"{type(exc).__name__}: {exc}"}), exc
         # Every field is built here from checked values: constructing skips re-validating them.
         step = Step.model_construct(
-            index=len(episode.trajectory), surface=surface, app=op.app, operation=op.name,
+            index=len(episode.trajectory), surface=surface, app=op.app, operation=op.name, actor=actor,
             arguments=arguments if isinstance(arguments, dict) else {}, result=outcome.result,
             error=outcome.error, mutates=op.mutates, state_changed=outcome.error is None and outcome.state_changed,
             virtual_time=now, wall_time=wall, duration_ms=round((time.perf_counter() - started) * 1000, 3),

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-Surface = Literal["rest", "mcp", "cli", "gui", "python", "replay"]
+Surface = Literal["rest", "mcp", "cli", "gui", "python", "replay", "setup", "control"]
 
 
 class Step(BaseModel):
@@ -19,6 +19,7 @@ class Step(BaseModel):
     surface: Surface
     app: str
     operation: str
+    actor: str | None = None  # who acted, when not the episode's acting person (setup steps, calls "as" someone)
     arguments: dict[str, Any]
     result: Any = None
     error: dict[str, Any] | None = None

@@ -1,0 +1,117 @@
+"""``officeworld tasks``: list and show tasks, run an oracle, grade a sequence of calls."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from tasks.loader import TaskFileError
+
+cli = typer.Typer(help="List, show, run and grade tasks.", no_args_is_help=True, add_completion=False)
+
+
+def _catalog():
+    from simulator.episodes import EpisodeStore
+    from simulator.tasks import task_catalog
+
+    try:
+        return task_catalog(EpisodeStore())
+    except TaskFileError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(1) from None
+
+
+@cli.command("list")
+def list_tasks(suite: str = typer.Option(None, help="Only this suite"), tag: str = typer.Option(None, help="Only this tag"),
+               world: str = typer.Option(None, help="Only this world"),
+               quarantined: bool = typer.Option(False, help="Include quarantined tasks")) -> None:
+    """One line per task: id, suite, world, difficulty, tags."""
+    catalog = _catalog()
+    for t in catalog.select(suite, tag, world, include_quarantined=quarantined):
+        mark = " [quarantined]" if t.id in catalog.quarantined else ""
+        typer.echo(f"{t.id:48} {t.suite:8} {t.world:14} {t.difficulty:7} {','.join(t.tags)}{mark}")
+
+
+@cli.command()
+def show(task_id: str, full: bool = typer.Option(False, help="Also criteria, bindings and oracle (never for agents)")) -> None:
+    """A task's prompt and metadata as JSON (with --full, the whole definition)."""
+    task = _get(_catalog(), task_id)
+    typer.echo(json.dumps(task.model_dump(mode="json", by_alias=True) if full else task.public(), indent=1))
+
+
+@cli.command("run-oracle")
+def run_oracle(task_id: str, alternative: int = typer.Option(0, help="0 for the oracle, N for the Nth alternative")) -> None:
+    """Run the oracle on a fresh episode and print its reward (exit 1 unless it passes)."""
+    catalog = _catalog()
+    task = _get(catalog, task_id)
+    calls = task.oracle if alternative == 0 else task.alternatives[alternative - 1]
+    _grade_calls(catalog, task, [c.model_dump(by_alias=True, exclude_none=True) for c in calls])
+
+
+@cli.command()
+def grade(task_id: str, calls: Path = typer.Argument(..., help="JSON file: a list of {op: app.name, args: {...}}"),
+          answer: str = typer.Option(None, help="A final answer, submitted after the calls")) -> None:
+    """Run a sequence of calls on a fresh episode of the task and print the reward."""
+    catalog = _catalog()
+    task = _get(catalog, task_id)
+    try:
+        steps = json.loads(calls.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise typer.BadParameter(f"{calls}: {exc}", param_hint="CALLS") from None
+    if answer is not None:
+        steps.append({"op": "task.submit_answer", "args": {"answer": answer}})
+    _grade_calls(catalog, task, steps)
+
+
+@cli.command()
+def generate(world: str = typer.Option("acme", help="World whose mail the questions are about"),
+             count: int = typer.Option(30, min=1, help="How many tasks to write"),
+             seed: int = typer.Option(0, help="Which messages are chosen"),
+             actor: str = typer.Option(None, "--as", help="Whose mailbox (default: the world's acting person)"),
+             out: Path = typer.Option(None, help="Folder to write to (default: tasks/suites/email-qa-WORLD)")) -> None:
+    """Write email-search question-answering tasks whose answers are known by construction."""
+    from simulator.episodes import EpisodeStore
+    from tasks import generate as gen
+    from tasks.loader import SUITES_DIR
+    from tasks.records import State
+
+    store = EpisodeStore()
+    episode = store.create(world, actor)
+    info = episode.world.info
+    names = {p.email: p.name for p in info.people} | {o.email: o.name for o in info.outsiders}
+    state = State({app: episode.db(app).conn for app in episode.apps})
+    tasks = gen.questions(state, world, episode.actor, info.timezone, names, count, seed)
+    paths = gen.write(tasks, out or SUITES_DIR / f"email-qa-{world}")
+    typer.echo(f"wrote {len(paths)} task(s) to {paths[0].parent if paths else out}")
+
+
+def _grade_calls(catalog, task, calls: list[dict]) -> None:
+    from pydantic import ValidationError
+
+    from tasks.model import Call
+
+    try:
+        parsed = [Call.model_validate(c) for c in calls]
+    except ValidationError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    run = catalog.start(task.id, include_quarantined=True)
+    for step in catalog.engine.run_calls(run, parsed):
+        if step.error:
+            typer.echo(f"step {step.index} {step.app}.{step.operation}: {step.error['message']}", err=True)
+    reward = catalog.finish(run.episode)
+    typer.echo(reward.model_dump_json(indent=1))
+    raise typer.Exit(0 if reward.passed else 1)
+
+
+def _get(catalog, task_id: str):
+    if task_id not in catalog.tasks:
+        typer.echo(f"no task {task_id!r}; `officeworld tasks list` shows them", err=True)
+        raise typer.Exit(2)
+    return catalog.tasks[task_id]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(cli())

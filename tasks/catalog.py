@@ -1,0 +1,96 @@
+"""The shipped suites as a server sees them: find tasks, open task episodes, finish and grade them.
+
+A ``Catalog`` holds the tasks (loaded and checked once), the engine that runs them, and the task
+side of every live task episode. It knows nothing of HTTP: the control API and the CLIs call it.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from apps.kit import Invalid, NotFound
+from apps.kit.episode import Episode
+from apps.kit.invoker import invoke
+from tasks.judge import Judge
+from tasks.loader import SUITES_DIR, load_suites
+from tasks.model import Task
+from tasks.quarantine import load_quarantine
+from tasks.reward import Reward
+from tasks.session import Factory, Operations, TaskError, TaskRun, Tasks
+
+
+class Catalog:
+    def __init__(self, operations: Operations, factory: Factory, root: Path = SUITES_DIR):
+        self.operations = operations
+        self.engine = Tasks(operations, factory)
+        self.tasks: dict[str, Task] = {t.id: t for t in load_suites(root, operations)}
+        self.quarantined: dict[str, str] = load_quarantine(root)
+        self.judge = Judge.from_env()
+        self._runs: dict[str, TaskRun] = {}
+        self._rewards: dict[str, Reward] = {}
+        self._lock = threading.Lock()
+
+    def get(self, task_id: str, include_quarantined: bool = True) -> Task:
+        task = self.tasks.get(task_id)
+        if task is None or (not include_quarantined and task_id in self.quarantined):
+            raise NotFound(f"no task {task_id!r}" + (" (quarantined)" if task else ""), field="task")
+        return task
+
+    def select(self, suite: str | None = None, tag: str | None = None, world: str | None = None,
+               include_quarantined: bool = False) -> list[Task]:
+        return [t for t in self.tasks.values()
+                if (suite is None or t.suite == suite) and (tag is None or tag in t.tags)
+                and (world is None or t.world == world)
+                and (include_quarantined or t.id not in self.quarantined)]
+
+    def suites(self) -> list[str]:
+        return sorted({t.suite for t in self.tasks.values()})
+
+    def start(self, task_id: str, include_quarantined: bool = False) -> TaskRun:
+        """A fresh episode with the task's scene set and its bindings resolved."""
+        task = self.get(task_id, include_quarantined)
+        try:
+            run = self.engine.begin(task)
+        except TaskError as exc:
+            raise Invalid(f"task {task_id}: {exc}", field="task") from None
+        with self._lock:
+            self._runs[run.episode.id] = run
+        return run
+
+    def run_of(self, episode_id: str) -> TaskRun | None:
+        return self._runs.get(episode_id)
+
+    def forked(self, parent: str, child: Episode) -> None:
+        """A fork of a task episode is a task episode too, from the same point."""
+        run = self._runs.get(parent)
+        if run is not None:
+            with self._lock:
+                self._runs[child.id] = TaskRun(run.task, child, run.prepared, run.agent_from)
+
+    def finish(self, episode: Episode, answer: str | None = None, status: str | None = None,
+               judge=None) -> Reward:
+        """Record the final answer (if given, as a step), then grade; finishing again regrades."""
+        run = self._runs.get(episode.id)
+        if run is None:
+            raise Invalid(f"episode {episode.id} was not created for a task", field="episode_id")
+        if answer is not None or status is not None:
+            args = {"answer": answer or "", **({"status": status} if status else {})}
+            step = invoke(episode, self.operations["task.submit_answer"], args, "control")
+            if step.error:
+                raise Invalid(f"answer: {step.error['message']}", field=step.error.get("field") or "answer")
+        try:
+            reward = self.engine.grade(run, judge or self.judge)
+        except TaskError as exc:
+            raise Invalid(f"task {run.task.id}: {exc}", field="task") from None
+        with self._lock:
+            self._rewards[episode.id] = reward
+        return reward
+
+    def reward(self, episode_id: str) -> Reward | None:
+        return self._rewards.get(episode_id)
+
+    def forget(self, episode_id: str) -> None:
+        with self._lock:
+            self._runs.pop(episode_id, None)
+            self._rewards.pop(episode_id, None)

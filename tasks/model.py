@@ -1,0 +1,217 @@
+"""The task format: one YAML file per task, validated by these models (unknown keys are errors).
+
+A task names its world and acting person, the operations that set the scene (``setup``), the prompt,
+the outcome expected of the agent, ``bindings`` (records found in the initial state, after setup),
+its criteria, the changes it allows beyond those the oracle makes, and the oracle: the operations
+that solve it. Any value in setup, bindings, criteria or the oracle may be a reference to a binding:
+``$deal`` or ``$deal.amount`` (the value itself, typed), or ``"Re: ${deal.name}"`` inside text.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Role = Literal["goal", "guard", "penalty", "diagnostic"]
+Outcome = Literal["act", "answer", "refuse", "ask"]
+AnswerType = Literal["number", "money", "date", "datetime", "email", "entity", "list", "yesno", "text"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Call(Strict):
+    """One operation, as setup, oracle and replays run it: ``mail.send`` with its arguments."""
+
+    op: str = Field(pattern=r"^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$", description="app.operation")
+    args: dict[str, Any] = Field(default_factory=dict)
+    actor: str | None = Field(None, alias="as", description="Someone else of the world acts (setup only)")
+
+    @property
+    def app(self) -> str:
+        return self.op.split(".")[0]
+
+    @property
+    def name(self) -> str:
+        return self.op.split(".")[1]
+
+
+class Clock(Strict):
+    start: datetime | None = Field(None, description="The virtual time the episode starts at (world zone if naive)")
+    offset_seconds: float = Field(0, ge=0, description="Or: this long after the world's now")
+
+
+class Binding(Strict):
+    """Records of the initial state (after setup) that criteria compare against.
+
+    ``from`` names a record kind (``crm.opportunity``); ``where`` filters it with the comparators of
+    criteria; by default exactly one record must match. ``many`` binds the list (at least one);
+    ``order_by`` (``-amount`` for descending) with ``first`` picks the first after sorting; ``field``
+    binds one field of the record; ``value`` binds a literal or another binding's value instead.
+    """
+
+    from_: str | None = Field(None, alias="from")
+    where: dict[str, Any] = Field(default_factory=dict)
+    order_by: str | None = None
+    first: bool = False
+    many: bool = False
+    field: str | None = None
+    value: Any = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "Binding":
+        if (self.from_ is None) == (self.value is None):
+            raise ValueError("a binding needs exactly one of 'from' or 'value'")
+        if self.many and self.first:
+            raise ValueError("'many' and 'first' exclude each other")
+        return self
+
+
+class Count(Strict):
+    min: int | None = Field(None, ge=0)
+    max: int | None = Field(None, ge=0)
+
+
+class RecordsCheck(Strict):
+    """Records of the final state: those of kind ``from`` matching ``where`` (``created``: only new ones).
+
+    ``count`` is an exact number or a {min, max}; by default at least one must match, so a check over
+    an empty list never passes by itself. Every matching record must satisfy ``expect``; ``changed``
+    is the exact set of its fields that differ from the initial state; ``unchanged`` asks that none do;
+    ``distinct`` names a field no two matching records may share (one task per deal, not two on one).
+    """
+
+    from_: str = Field(alias="from")
+    where: dict[str, Any] = Field(default_factory=dict)
+    created: bool = False
+    count: int | Count | None = None
+    expect: dict[str, Any] = Field(default_factory=dict)
+    changed: list[str] | None = None
+    unchanged: bool = False
+    distinct: str | None = Field(None, description="No two matching records share this field's value")
+
+
+class AnswerCheck(Strict):
+    """The final answer (``task.submit_answer``), parsed as ``type`` and compared with ``expect``.
+
+    ``entity`` and ``list`` answers are read against ``candidates`` (a list, or a record kind and a
+    field): the answer must name exactly the expected ones and no other candidate.
+    """
+
+    type: AnswerType
+    expect: Any = None
+    tolerance: float = Field(0, ge=0)
+    candidates: Any = None
+    tokens: list[str] | None = Field(None, description="text: whole tokens the answer must contain")
+
+
+class TrajectoryCheck(Strict):
+    """What the agent did, from its steps (setup steps never count).
+
+    ``called`` with optional ``args`` (comparators): at least one successful call; ``not_called``: none
+    (an attempt refused by the app counts too); ``max_steps``/``max_writes`` bounds;
+    ``read_before_write``: the first successful call of ``read`` comes before that of ``write``.
+    """
+
+    called: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+    not_called: list[str] = Field(default_factory=list)
+    max_steps: int | None = Field(None, ge=1)
+    max_writes: int | None = Field(None, ge=0)
+    read_before_write: dict[str, str] | None = None
+
+
+class JudgeCheck(Strict):
+    """An LLM judge reads ``target`` (``answer``, or a record field) against a reference; off by default."""
+
+    rubric: str
+    reference: Any = None
+    target: str = "answer"
+    from_: str | None = Field(None, alias="from")
+    where: dict[str, Any] = Field(default_factory=dict)
+
+
+class Criterion(Strict):
+    """One named check with its role: goals carry the weight, guards gate the pass, penalties subtract,
+    diagnostics are logged only. Exactly one of the check kinds is given."""
+
+    id: str = Field(pattern=r"^[a-z0-9_]+$")
+    role: Role = "goal"
+    weight: float = Field(1.0, ge=0)
+    description: str = ""
+    records: RecordsCheck | None = None
+    answer: AnswerCheck | None = None
+    trajectory: TrajectoryCheck | None = None
+    judge: JudgeCheck | None = None
+    python: str | None = Field(None, description="Name of a check in tasks.custom.CHECKS")
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> "Criterion":
+        kinds = [k for k in ("records", "answer", "trajectory", "judge", "python") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            raise ValueError(f"a criterion needs exactly one of records, answer, trajectory, judge, python (has {kinds})")
+        if self.role == "diagnostic":
+            self.weight = 0.0
+        return self
+
+    @property
+    def kind(self) -> str:
+        return next(k for k in ("records", "answer", "trajectory", "judge", "python") if getattr(self, k) is not None)
+
+
+class Allow(Strict):
+    """A change the task allows beyond those its oracles make: rows of ``table`` created, updated
+    (any field, or only ``fields``) or deleted."""
+
+    table: str
+    change: Literal["create", "update", "delete"]
+    fields: list[str] | None = None
+
+
+class Task(Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
+    version: int = Field(1, ge=1)
+    title: str = ""
+    world: str
+    actor: str | None = Field(None, alias="as", description="Email of the acting person; the world's default if absent")
+    clock: Clock | None = None
+    setup: list[Call] = Field(default_factory=list)
+    prompt: str = Field(min_length=1)
+    outcome: Outcome = "act"
+    bindings: dict[str, Binding] = Field(default_factory=dict)
+    criteria: list[Criterion] = Field(min_length=1)
+    allow: list[Allow] = Field(default_factory=list)
+    ignore: list[str] = Field(default_factory=list, description="table.field names the diff ignores")
+    oracle: list[Call] = Field(default_factory=list)
+    alternatives: list[list[Call]] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    difficulty: Literal["easy", "medium", "hard"] = "easy"
+    suite: str = Field("", exclude=True)
+    source: str = Field("", exclude=True)
+
+    @model_validator(mode="after")
+    def _sound(self) -> "Task":
+        ids = [c.id for c in self.criteria]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"criteria ids must be unique: {sorted(i for i in set(ids) if ids.count(i) > 1)}")
+        if not any(c.role == "goal" for c in self.criteria) and self.outcome in ("act", "answer"):
+            raise ValueError("a task needs at least one goal criterion")
+        if not self.oracle:
+            raise ValueError("a task needs an oracle: the operations that solve it")
+        for call in self.oracle + [c for alt in self.alternatives for c in alt]:
+            if call.actor is not None:
+                raise ValueError(f"oracle step {call.op}: only setup steps may act as someone else")
+        return self
+
+    @property
+    def apps(self) -> list[str]:
+        return sorted({c.app for c in self.oracle} - {"task"})
+
+    def public(self) -> dict:
+        """What an agent or a trainer may see: never the criteria, bindings or oracle."""
+        return {"id": self.id, "version": self.version, "title": self.title, "suite": self.suite,
+                "world": self.world, "actor": self.actor, "prompt": self.prompt,
+                "tags": self.tags, "difficulty": self.difficulty, "apps": self.apps}

@@ -1,0 +1,66 @@
+"""The reward: criteria results combined by role into one value in [0, 1].
+
+- Any criterion in ``error`` makes the episode ungradable: ``total`` is None, never a pass or a fail.
+- ``passed`` needs every goal and guard to pass and no penalty (collateral damage included) to fire;
+  then ``total`` is 1.0.
+- Otherwise: a failed guard gives 0; else partial credit, ``PARTIAL * weighted goal fraction`` minus
+  the weight of every failed penalty, floored at 0. Partial credit stays below the pass mark, and a
+  run whose goals all fail (doing nothing, or only claiming success) scores 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+PARTIAL = 0.5
+
+
+class CriterionScore(BaseModel):
+    id: str
+    role: Literal["goal", "guard", "penalty", "diagnostic"]
+    weight: float
+    status: Literal["pass", "fail", "error", "na"]
+    score: float
+    message: str = ""
+    evidence: Any = None
+
+
+class Reward(BaseModel):
+    task: str
+    version: int
+    total: float | None = Field(description="In [0, 1]; None when the episode could not be graded")
+    passed: bool
+    gradable: bool
+    criteria: list[CriterionScore]
+    collateral: list[dict] = Field(default_factory=list, description="Changes no correct run makes, per record and field")
+    errors: list[str] = Field(default_factory=list)
+
+    def breakdown(self) -> dict[str, float]:
+        """Per criterion, its score: what per-criterion reward functions report."""
+        return {c.id: c.score for c in self.criteria}
+
+
+def combine(task: str, version: int, scores: list[CriterionScore], collateral: list[dict]) -> Reward:
+    errors = [f"{c.id}: {c.message}" for c in scores if c.status == "error"]
+    goals = [c for c in scores if c.role == "goal" and c.status != "na"]
+    if not errors and not goals:
+        errors = ["no goal criterion could be checked"]
+    if errors:
+        return Reward(task=task, version=version, total=None, passed=False, gradable=False,
+                      criteria=scores, collateral=collateral, errors=errors)
+    guards_ok = all(c.status != "fail" for c in scores if c.role == "guard")
+    failed_penalties = [c for c in scores if c.role == "penalty" and c.status == "fail"]
+    goals_ok = all(c.status == "pass" for c in goals)
+    passed = goals_ok and guards_ok and not failed_penalties
+    if passed:
+        total = 1.0
+    elif not guards_ok:
+        total = 0.0
+    else:
+        weight = sum(c.weight for c in goals) or 1.0
+        fraction = sum(c.weight * c.score for c in goals) / weight
+        total = max(0.0, PARTIAL * fraction - sum(c.weight for c in failed_penalties))
+    return Reward(task=task, version=version, total=round(total, 6), passed=passed, gradable=True,
+                  criteria=scores, collateral=collateral)

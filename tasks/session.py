@@ -1,0 +1,240 @@
+"""A task in an episode: set the scene, bind, let the agent work, grade.
+
+``begin`` runs the setup as recorded ``setup`` steps, reads the initial state and resolves the
+bindings; ``grade`` reads the final state and checks every criterion. The initial state and the
+allowance (what the oracles change) are the same for every episode of a task on the same world, so
+they are computed once per process and reused: grading costs a diff and the checks, nothing more.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Callable
+from zoneinfo import ZoneInfo
+
+from apps.kit import changes as change_log
+from apps.kit.database import AppDatabase
+from apps.kit.episode import Episode
+from apps.kit.invoker import invoke
+from apps.kit.operation import Operation
+from apps.kit.trajectory import Step, Surface
+from tasks.checks import CheckResult, Grading, run_check
+from tasks.comparators import ComparatorError, matches
+from tasks.diff import Allowance, diff
+from tasks.model import Call, Task
+from tasks.records import State, UnknownKind
+from tasks.refs import UnboundReference, resolve
+from tasks.reward import CriterionScore, Reward, combine
+
+COLLATERAL_WEIGHT = 0.25
+
+
+class TaskError(Exception):
+    """The task cannot run as written (a setup step failed, a binding found no record, ...)."""
+
+
+@dataclass
+class Prepared:
+    """What every episode of one task shares: the state after setup, the bindings, the allowance."""
+
+    initial: dict[str, bytes]
+    scope: dict[str, Any]
+    allowance: Allowance | None = None
+    _state: State | None = None
+
+    @property
+    def state(self) -> State:
+        """The initial state, opened once and shared (its records and tables are read once)."""
+        if self._state is None:
+            self._state = _state(self.initial)
+        return self._state
+
+    @property
+    def marks(self) -> dict[str, int | None]:
+        """Each app's change-log position in the initial state: the diff starts there."""
+        return {app: change_log.mark(conn) for app, conn in self.state.connections.items()}
+
+
+@dataclass
+class TaskRun:
+    task: Task
+    episode: Episode
+    prepared: Prepared
+    agent_from: int   # index of the first step that is the agent's
+
+    @property
+    def scope(self) -> dict[str, Any]:
+        return self.prepared.scope
+
+    def agent_steps(self) -> list[Step]:
+        return [s for s in self.episode.trajectory[self.agent_from:] if s.surface != "setup" and s.actor is None]
+
+
+Operations = dict[str, Operation]   # "app.name" -> operation
+Factory = Callable[[Task], Episode]  # a fresh episode on the task's world, acting as its person
+
+
+class Tasks:
+    """Runs and grades tasks over episodes from ``factory``; caches each task's shared part."""
+
+    def __init__(self, operations: Operations, factory: Factory):
+        self.operations = operations
+        self.factory = factory
+        self._prepared: dict[tuple, Prepared] = {}
+        self._lock = threading.Lock()
+
+    def begin(self, task: Task, episode: Episode | None = None) -> TaskRun:
+        episode = episode or self.factory(task)
+        _set_clock(episode, task)
+        setup = [self._call(episode, c, {}, "setup", actor=c.actor) for c in task.setup]
+        failed = [s for s in setup if s.error]
+        if failed:
+            raise TaskError(f"{task.id}: setup step {failed[0].app}.{failed[0].operation} failed: {failed[0].error}")
+        key = (task.id, task.version, id(episode.world), episode.actor)
+        with self._lock:
+            prepared = self._prepared.get(key)
+        if prepared is None:
+            opened = set(episode.opened)
+            initial = {app: episode.image(app) if app in opened else episode.world.images[app] for app in episode.apps}
+            prepared = Prepared(initial, {})
+            prepared.scope = bind(task, prepared.state, episode)
+            with self._lock:
+                self._prepared.setdefault(key, prepared)
+        return TaskRun(task, episode, prepared, len(episode.trajectory))
+
+    def run_calls(self, run: TaskRun, calls: list[Call], surface: Surface = "python") -> list[Step]:
+        """Run calls (an oracle, a mutant) in the run's episode, references resolved."""
+        return [self._call(run.episode, c, run.scope, surface) for c in calls]
+
+    def grade(self, run: TaskRun, judge=None) -> Reward:
+        task, episode = run.task, run.episode
+        allowance = self.allowance(run)
+        initial = run.prepared.state
+        opened = episode.opened
+        final = State(_connections(episode, initial, opened))
+        tz = episode.world.info.timezone
+        grading = Grading(task, run.scope, initial, final, run.agent_steps(), tz, judge)
+        scores = [_score(c, run_check(c, grading)) for c in task.criteria]
+        scores += [_score_outcome(task, grading)]
+        apps = [a for a in opened if a in run.prepared.initial]
+        damage = allowance.violations(diff(initial, final, apps, set(task.ignore), run.prepared.marks))
+        collateral = [c.describe() for c in damage]
+        scores.append(CriterionScore(
+            id="no_collateral_damage", role="penalty", weight=COLLATERAL_WEIGHT,
+            status="fail" if damage else "pass", score=0.0 if damage else 1.0,
+            message=f"{len(damage)} change(s) no correct run makes" if damage else "no collateral damage",
+            evidence=collateral[:10] or None))
+        return combine(task.id, task.version, scores, collateral)
+
+    def allowance(self, run: TaskRun) -> Allowance:
+        """What the oracle and its alternatives change, learnt once per task on fresh episodes."""
+        if run.prepared.allowance is None:
+            allowance = Allowance(rules=list(run.task.allow))
+            for calls in [run.task.oracle, *run.task.alternatives]:
+                probe = self.begin(run.task)
+                steps = self.run_calls(probe, calls)
+                if any(s.error for s in steps):
+                    probe.episode.close()
+                    raise TaskError(f"{run.task.id}: an oracle step failed: {next(s.error for s in steps if s.error)}")
+                opened = probe.episode.opened
+                final = State(_connections(probe.episode, probe.prepared.state, opened))
+                allowance.learn(diff(probe.prepared.state, final, opened, set(run.task.ignore), probe.prepared.marks))
+                probe.episode.close()
+            run.prepared.allowance = allowance
+        return run.prepared.allowance
+
+    def _call(self, episode: Episode, call: Call, scope: dict, surface: Surface, actor: str | None = None) -> Step:
+        op = self.operations.get(call.op)
+        if op is None:
+            raise TaskError(f"no operation {call.op!r}")
+        try:
+            arguments = resolve(call.args, scope)
+        except UnboundReference as exc:
+            raise TaskError(str(exc)) from None
+        return invoke(episode, op, arguments, surface, actor=actor)
+
+
+def bind(task: Task, initial: State, episode: Episode) -> dict[str, Any]:
+    """Resolve the task's bindings over the initial state, in order (a binding may use earlier ones)."""
+    tz = episode.world.info.timezone
+    now = episode.clock.now()
+    scope: dict[str, Any] = {"actor": episode.actor, "now": now.isoformat(),
+                             "today": now.astimezone(ZoneInfo(tz)).date().isoformat()}
+    for name, b in task.bindings.items():
+        try:
+            scope[name] = _bind_one(name, b, initial, scope, tz)
+        except (UnknownKind, UnboundReference, ComparatorError) as exc:
+            raise TaskError(f"{task.id}: binding {name}: {exc}") from None
+    return scope
+
+
+def _bind_one(name: str, b, initial: State, scope: dict, tz: str) -> Any:
+    if b.from_ is None:
+        return resolve(b.value, scope)
+    where = resolve(b.where, scope)
+    rows = [r for r in initial.records(b.from_, where) if matches(r, where, tz)]
+    if b.order_by:
+        key = b.order_by.lstrip("-")
+        rows.sort(key=lambda r: (r.get(key) is None, r.get(key)), reverse=b.order_by.startswith("-"))
+    if b.many:
+        if not rows:
+            raise TaskError(f"binding {name}: no {b.from_} record matches {b.where}")
+        return [r[b.field] for r in rows] if b.field else rows
+    if not rows or (len(rows) > 1 and not b.first):
+        raise TaskError(f"binding {name}: {len(rows)} {b.from_} records match {b.where}, expected exactly one")
+    row = rows[0]
+    if b.field and b.field not in row:
+        raise TaskError(f"binding {name}: {b.from_} has no field {b.field!r}")
+    return row[b.field] if b.field else row
+
+
+def _set_clock(episode: Episode, task: Task) -> None:
+    if task.clock is None:
+        return
+    if task.clock.start is not None:
+        start = episode.world.info.utc(task.clock.start)
+        episode.clock.advance(max(timedelta(0), start - episode.clock.now()))
+    episode.clock.advance(timedelta(seconds=task.clock.offset_seconds))
+
+
+def _connections(episode: Episode, initial: State, opened: list[str]) -> dict[str, sqlite3.Connection]:
+    """The episode's final state: an app it never opened is still its initial state."""
+    out = {}
+    for app in episode.apps:
+        if app not in opened:
+            out[app] = initial.connections[app]
+            continue
+        try:
+            out[app] = episode.db(app).conn
+        except TypeError:  # the app runs as its own service: read a copy of its state
+            out[app] = AppDatabase.from_image(episode.image(app)).conn
+    return out
+
+
+def _state(images: dict[str, bytes]) -> State:
+    return State({app: AppDatabase.from_image(image).conn for app, image in images.items()})
+
+
+def _score(criterion, result: CheckResult) -> CriterionScore:
+    return CriterionScore(id=criterion.id, role=criterion.role, weight=criterion.weight, status=result.status,
+                          score=result.score, message=result.message, evidence=result.evidence)
+
+
+def _score_outcome(task: Task, g: Grading) -> CriterionScore:
+    """The outcome the task expects: refuse and ask are goals (and no write may happen); for act and
+    answer, an answer that refuses or asks is a failed guard."""
+    answer = g.answer
+    status = answer["status"] if answer else None
+    writes = [s.index for s in g.steps if s.mutates and s.error is None and s.app != "task"]
+    if task.outcome in ("refuse", "ask"):
+        wanted = "refused" if task.outcome == "refuse" else "needs_input"
+        ok = status == wanted and not writes
+        why = f"expected status {wanted} and no write; got status {status}, writes at steps {writes[:10]}"
+        return CriterionScore(id="outcome", role="goal", weight=1.0, status="pass" if ok else "fail",
+                              score=float(ok), message="" if ok else why)
+    ok = status in (None, "done")
+    return CriterionScore(id="outcome", role="guard", weight=0.0, status="pass" if ok else "fail", score=float(ok),
+                          message="" if ok else f"the agent answered with status {status} on a task to {task.outcome}")
