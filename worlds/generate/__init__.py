@@ -10,6 +10,7 @@ import hashlib
 import os
 import random
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -58,11 +59,12 @@ def _ticker(bar: Progress | None, label: str, total: int):
 def _write_mail(mail, out: Path, tick) -> None:
     from worlds.writer import write_mail
 
-    for message in mail.messages:
-        path = out / message.source
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(format_message(message))
-        tick()
+    for folder in sorted({(out / message.source).parent for message in mail.messages}):
+        folder.mkdir(parents=True, exist_ok=True)
+    # Opening and writing a file is mostly waiting on the file system: a few writer threads overlap it.
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for done in pool.map(lambda m: (out / m.source).write_bytes(format_message(m)), mail.messages):
+            tick()
     write_mail(mail.model_copy(update={"messages": [m for m in mail.messages if m.attachments]}), out)
 
 
