@@ -10,7 +10,6 @@ import hashlib
 import os
 import random
 import shutil
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -61,10 +60,9 @@ def _write_mail(mail, out: Path, tick) -> None:
 
     for folder in sorted({(out / message.source).parent for message in mail.messages}):
         folder.mkdir(parents=True, exist_ok=True)
-    # Opening and writing a file is mostly waiting on the file system: a few writer threads overlap it.
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        for done in pool.map(lambda m: (out / m.source).write_bytes(format_message(m)), mail.messages):
-            tick()
+    for message in mail.messages:
+        (out / message.source).write_bytes(format_message(message))
+        tick()
     write_mail(mail.model_copy(update={"messages": [m for m in mail.messages if m.attachments]}), out)
 
 
