@@ -71,14 +71,14 @@ class LocalHost:
         info, pristine = self._source(world)
         with self._lock:
             if fork_from is not None:
-                db = self._shared(fork_from)
+                db = self.shared(fork_from)
                 self._sharing.setdefault(db, {fork_from}).add(episode_id)
             else:
                 db = AppDatabase.from_image(image if image is not None else pristine)
             self._release(episode_id)
             self._dbs[episode_id], self._infos[episode_id] = db, info
 
-    def _shared(self, episode_id: str) -> AppDatabase:
+    def shared(self, episode_id: str) -> AppDatabase:
         """The episode's database, perhaps shared with forks: only to read."""
         db = self._dbs.get(episode_id)
         if db is None:
@@ -88,7 +88,7 @@ class LocalHost:
     def database(self, episode_id: str) -> AppDatabase:
         """The episode's own database (copied first if a fork still shares it), safe to write."""
         with self._lock:
-            db = self._shared(episode_id)
+            db = self.shared(episode_id)
             sharers = self._sharing.get(db)
             if not sharers:
                 return db
@@ -114,7 +114,7 @@ class LocalHost:
             db.close()
 
     def call(self, episode_id: str, op: Operation, kwargs: dict[str, Any], actor: str, now: datetime) -> Outcome:
-        db = self.database(episode_id) if op.mutates else self._shared(episode_id)
+        db = self.database(episode_id) if op.mutates else self.shared(episode_id)
         before = db.changes()
         ctx = Ctx(db, actor, now, self._infos[episode_id], episode_id)
         try:
@@ -130,10 +130,10 @@ class LocalHost:
         return Outcome(result=data, state_changed=db.changes() != before)
 
     def digest(self, episode_id: str) -> str:
-        return self._shared(episode_id).digest()
+        return self.shared(episode_id).digest()
 
     def image(self, episode_id: str) -> bytes:
-        return self._shared(episode_id).image()
+        return self.shared(episode_id).image()
 
     def close(self, episode_id: str) -> None:
         with self._lock:

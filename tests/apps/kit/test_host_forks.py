@@ -19,11 +19,11 @@ def test_forks_copy_on_write_and_never_see_each_others_writes(store, world_dir):
     _star(store, parent, "unstar")
     host = parent.hosts["mail"]
     first, second = store.fork(parent.id), store.fork(parent.id)
-    assert host._shared(first.id) is host._shared(parent.id) is host._shared(second.id)
+    assert host.shared(first.id) is host.shared(parent.id) is host.shared(second.id)
     assert "STARRED" not in _labels(store, first)
 
     assert _star(store, first).state_changed
-    assert host._shared(first.id) is not host._shared(parent.id)
+    assert host.shared(first.id) is not host.shared(parent.id)
     assert "STARRED" in _labels(store, first)
     assert "STARRED" not in _labels(store, parent) and "STARRED" not in _labels(store, second)
 
