@@ -74,7 +74,7 @@ def build_app_service(app: App, worlds: list[str] = (), cache_dir=None) -> FastA
 
     @api.get("/admin/episodes/{episode_id}")
     def get_episode(episode_id: str) -> dict:
-        host.database(episode_id)
+        host.shared(episode_id)  # only to check it exists: no copy of a database a fork shares
         return {"id": episode_id, "app": app.name}
 
     @api.get("/admin/episodes/{episode_id}/digest")

@@ -55,7 +55,8 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     hosts = allowed_hosts()
     security = TransportSecuritySettings(
         allowed_hosts=hosts, allowed_origins=[f"http://{h}" for h in hosts])
-    mcp_app = mcp.streamable_http_app(transport_security=security)
+    # JSON responses, not an SSE stream: a tool call is one request and one answer (the SDK's client takes both).
+    mcp_app = mcp.streamable_http_app(transport_security=security, json_response=True)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -66,7 +67,7 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     api = FastAPI(title="officeworld", version="0.1.0", lifespan=lifespan)
     api.state.store, api.state.browsers = store, browsers
 
-    def get_episode(episode_id: str):
+    async def get_episode(episode_id: str):  # async: a dict lookup needs no worker thread
         return store.get(episode_id)
 
     catalog = catalog if catalog is not None else task_catalog(store)
@@ -81,7 +82,7 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     mount_gui(api, store, operations)
 
     @api.get("/health", tags=["control"])
-    def health() -> dict:
+    async def health() -> dict:
         return {"status": "ok", "episodes": len(store), "apps": sorted(store.apps)}
 
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))

@@ -20,6 +20,7 @@ import anyio
 import httpx
 import pytest
 from mcp import Client
+from surfaces import CONTROL
 
 from simulator.episodes import EpisodeStore
 from simulator.serve import serve_in_thread
@@ -75,7 +76,7 @@ def test_every_readme_command_is_run_here_or_says_why_not():
 def acme(world_cache):
     store = EpisodeStore(cache_dir=world_cache)  # the run's shared compiled worlds
     with serve_in_thread(build_app(store)) as url:
-        episode = httpx.post(f"{url}/v1/episodes", json={"world": "acme"}, timeout=600).json()
+        episode = httpx.post(f"{url}/v1/episodes", json={"world": "acme"}, timeout=600, headers=CONTROL).json()
         yield url, episode
 
 

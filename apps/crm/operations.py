@@ -6,9 +6,9 @@ In updates, an argument left out keeps its value and an empty string clears an o
 
 from __future__ import annotations
 
+from apps.crm import fastpath, store
 from apps.crm import models as m
 from apps.crm import schemas as s
-from apps.crm import store
 from apps.kit import Ctx, OperationSet
 from worlds.crm_picklists import AccountType
 
@@ -135,7 +135,7 @@ def get_contact(ctx: Ctx, contact_id: int) -> s.Contact:
     Args:
         contact_id: Id of the contact.
     """
-    return store.contact(ctx, store.get(ctx, m.Contact, contact_id, "contact_id"))
+    return fastpath.contact(ctx, contact_id)
 
 
 def _contact_values(ctx: Ctx, contact: m.Contact | None, values: dict) -> dict:

@@ -22,17 +22,21 @@ class _Seeder:
     def __init__(self, session: Session, world):
         self.session, self.info, self.crm = session, world.info, world.crm
         self.ids: dict[str, dict[str, int]] = {name: {} for name in _TABLE_OF}
+        # Ids are given here (each table starts empty, so they are what SQLite would give) and the rows
+        # kept, so that nothing is flushed or read back per record: one batched insert per table at the end.
+        self.rows: dict[str, dict[str, m.Record]] = {name: {} for name in _TABLE_OF}
+        self.last_id: dict[type, int] = {}
 
     def time(self, moment: datetime | None) -> datetime:
         return self.info.utc(moment) or self.info.now_utc
 
     def add(self, kind: str | None, key: str, table, owner: str, created: datetime | None = None, **values):
         at = self.time(created)
-        row = table(key=key, owner=owner, created_by=owner, created_at=at, updated_at=at, **values)
+        row_id = self.last_id[table] = self.last_id.get(table, 0) + 1
+        row = table(id=row_id, key=key, owner=owner, created_by=owner, created_at=at, updated_at=at, **values)
         self.session.add(row)
-        self.session.flush()
         if kind:
-            self.ids[kind][key] = row.id
+            self.ids[kind][key], self.rows[kind][key] = row_id, row
         return row
 
     def ref(self, kind: str, key: str | None) -> int | None:
@@ -53,7 +57,7 @@ class _Seeder:
                      annual_revenue=a.annual_revenue, employees=a.employees, description=a.description)
         for key, a in self.crm.accounts.items():
             if a.parent:
-                self.session.get(m.Account, self.ids["account"][key]).parent_id = self.ids["account"][a.parent]
+                self.rows["account"][key].parent_id = self.ids["account"][a.parent]
 
     def contacts(self) -> None:
         for key, c in self.crm.contacts.items():
@@ -63,7 +67,7 @@ class _Seeder:
                      lead_source=c.lead_source)
         for key, c in self.crm.contacts.items():
             if c.reports_to:
-                self.session.get(m.Contact, self.ids["contact"][key]).reports_to_id = self.ids["contact"][c.reports_to]
+                self.rows["contact"][key].reports_to_id = self.ids["contact"][c.reports_to]
 
     def leads(self) -> None:
         for key, r in self.crm.leads.items():

@@ -11,9 +11,9 @@ from datetime import date
 
 from sqlmodel import select
 
+from apps.crm import fastpath, store
 from apps.crm import models as m
 from apps.crm import schemas as s
-from apps.crm import store
 from apps.kit import Ctx, Invalid, OperationSet
 from worlds.crm_picklists import (
     CLOSED_STAGES,
@@ -79,7 +79,7 @@ def get_opportunity(ctx: Ctx, opportunity_id: int) -> s.OpportunityDetail:
     Args:
         opportunity_id: Id of the opportunity.
     """
-    return detail(ctx, store.get(ctx, m.Opportunity, opportunity_id, "opportunity_id"))
+    return fastpath.opportunity_detail(ctx, opportunity_id)
 
 
 @ops.write

@@ -15,6 +15,9 @@ class _Seeder:
         self.drives: dict[str, m.Drive] = {}
         self.folders: dict[tuple, int] = {}
         self.people = world.info.people_by_email()
+        # Kept here rather than read back: a query and a flush per revision and activity made big worlds slow.
+        self.activities: dict[tuple[int, str], m.Activity] = {}
+        self.revisions: dict[int, int] = {}
 
     def run(self) -> None:
         for source in self.world.docs.drives:
@@ -103,7 +106,8 @@ class _Seeder:
 
     def _revision(self, item: m.Item, by: str, at, text, rows) -> None:
         content = (text or "") if item.kind == "document" else sheets.to_json(sheets.from_rows(rows or []))
-        store.add_revision(self.session, item, by, at, content)
+        number = self.revisions[item.id] = self.revisions.get(item.id, 0) + 1
+        self.session.add(m.Revision(item_id=item.id, number=number, author=by, created_at=at, content=content))
         self._activity(item.id, by, at)
 
     def _comment(self, item: m.Item, source) -> None:
@@ -125,13 +129,12 @@ class _Seeder:
         return comment
 
     def _activity(self, item_id: int, person: str, at) -> None:
-        found = self.session.get(m.Activity, (item_id, person))
+        found = self.activities.get((item_id, person))
         if found is None:
-            self.session.add(m.Activity(item_id=item_id, person=person, at=at))
-        elif at > store.utc(found.at):
-            found.at = at
+            self.activities[(item_id, person)] = found = m.Activity(item_id=item_id, person=person, at=at)
             self.session.add(found)
-        self.session.flush()
+        elif store.utc(at) > store.utc(found.at):
+            found.at = at
 
 
 def seed(session: Session, world) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from datetime import date, datetime, timezone
 from typing import Iterable
 
 from sqlalchemy import create_engine
@@ -77,3 +78,13 @@ def digest_connection(conn: sqlite3.Connection) -> str:
         rows = sorted(repr(row).encode() for row in conn.execute(f'select * from "{table}"'))
         total.update(table.encode() + b"\0" + hashlib.sha256(b"\n".join(rows)).digest())
     return total.hexdigest()
+
+
+def utc_time(text: str | None) -> datetime | None:
+    """A time column read with plain SQL, as the ORM gives it: aware, in UTC (stored without its zone)."""
+    return None if text is None else datetime.fromisoformat(text).replace(tzinfo=timezone.utc)
+
+
+def day(text: str | None) -> date | None:
+    """A date column read with plain SQL."""
+    return None if text is None else date.fromisoformat(text)

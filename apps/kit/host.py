@@ -62,58 +62,83 @@ class LocalHost:
         self._source = source
         self._dbs: dict[str, AppDatabase] = {}
         self._infos: dict[str, object] = {}
-        self._lock = threading.Lock()
+        # A fork shares its parent's database until one of them writes (copy on write): forking costs
+        # no copy, and a fork that only reads never pays for one. Database -> the episodes sharing it.
+        self._sharing: dict[AppDatabase, set[str]] = {}
+        self._lock = threading.RLock()
 
     def open(self, episode_id: str, world: str, *, image: bytes | None = None,
              fork_from: str | None = None) -> None:
         info, pristine = self._source(world)
-        if fork_from is not None:
-            db = self.database(fork_from).clone()
-        else:
-            db = AppDatabase.from_image(image if image is not None else pristine)
         with self._lock:
-            old = self._dbs.pop(episode_id, None)
+            if fork_from is not None:
+                db = self.shared(fork_from)
+                self._sharing.setdefault(db, {fork_from}).add(episode_id)
+            else:
+                db = AppDatabase.from_image(image if image is not None else pristine)
+            self._release(episode_id)
             self._dbs[episode_id], self._infos[episode_id] = db, info
-        if old is not None:
-            old.close()
 
-    def database(self, episode_id: str) -> AppDatabase:
+    def shared(self, episode_id: str) -> AppDatabase:
+        """The episode's database, perhaps shared with forks: only to read."""
         db = self._dbs.get(episode_id)
         if db is None:
             raise NotFound(f"{self.app} holds no episode {episode_id!r}", field="episode_id")
         return db
 
+    def database(self, episode_id: str) -> AppDatabase:
+        """The episode's own database (copied first if a fork still shares it), safe to write."""
+        with self._lock:
+            db = self.shared(episode_id)
+            sharers = self._sharing.get(db)
+            if not sharers:
+                return db
+            own = db.clone()
+            self._leave(db, episode_id)
+            self._dbs[episode_id] = own
+            return own
+
+    def _leave(self, db: AppDatabase, episode_id: str) -> bool:
+        """Take the episode out of ``db``'s sharers; true when nobody else holds ``db``."""
+        sharers = self._sharing.get(db)
+        if sharers is None:
+            return True
+        sharers.discard(episode_id)
+        if len(sharers) <= 1:
+            del self._sharing[db]
+        return False
+
+    def _release(self, episode_id: str) -> None:
+        db = self._dbs.pop(episode_id, None)
+        self._infos.pop(episode_id, None)
+        if db is not None and self._leave(db, episode_id):
+            db.close()
+
     def call(self, episode_id: str, op: Operation, kwargs: dict[str, Any], actor: str, now: datetime) -> Outcome:
-        db = self.database(episode_id)
+        db = self.database(episode_id) if op.mutates else self.shared(episode_id)
         before = db.changes()
-        with db.session() as session:
-            ctx = Ctx(session=session, actor=actor, now=now, world=self._infos[episode_id], episode_id=episode_id)
-            try:
-                data = op.dump(op.fn(ctx, **kwargs))
-            except OpError as exc:
-                session.rollback()
-                return Outcome(error=exc.to_dict())
-            except BaseException:
-                session.rollback()
-                raise
-            if op.mutates:
-                session.commit()
-            else:
-                session.rollback()
+        ctx = Ctx(db, actor, now, self._infos[episode_id], episode_id)
+        try:
+            data = op.dump(op.fn(ctx, **kwargs))
+        except OpError as exc:
+            ctx.finish(commit=False)
+            return Outcome(error=exc.to_dict())
+        except BaseException:
+            ctx.finish(commit=False)
+            raise
+        # A read is rolled back too: whatever it touched by mistake does not stay.
+        ctx.finish(commit=op.mutates)
         return Outcome(result=data, state_changed=db.changes() != before, requests=ctx.peers.dump())
 
     def digest(self, episode_id: str) -> str:
-        return self.database(episode_id).digest()
+        return self.shared(episode_id).digest()
 
     def image(self, episode_id: str) -> bytes:
-        return self.database(episode_id).image()
+        return self.shared(episode_id).image()
 
     def close(self, episode_id: str) -> None:
         with self._lock:
-            db = self._dbs.pop(episode_id, None)
-            self._infos.pop(episode_id, None)
-        if db is not None:
-            db.close()
+            self._release(episode_id)
 
     def status(self, episode_id: str, opened: bool) -> str | None:
         return None

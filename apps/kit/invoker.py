@@ -6,9 +6,11 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
+import anyio
+
 from apps.kit.episode import Episode
 from apps.kit.errors import OpError
-from apps.kit.host import Outcome
+from apps.kit.host import LocalHost, Outcome
 from apps.kit.operation import Operation
 from apps.kit.peers import MAX_DEPTH
 from apps.kit.trajectory import Step, Surface
@@ -46,7 +48,8 @@ def _run(episode: Episode, op: Operation, arguments, surface: Surface, requested
         outcome = Outcome(error=exc.to_dict())
     except Exception as exc:  # recorded, then re-raised: the step log must show the crash too
         outcome, failure = Outcome(error={"type": "internal", "message": f"{type(exc).__name__}: {exc}"}), exc
-    step = Step(
+    # Every field is built here from checked values: constructing skips re-validating them.
+    step = Step.model_construct(
         index=len(episode.trajectory), surface=surface, app=op.app, operation=op.name, actor=actor,
         arguments=arguments if isinstance(arguments, dict) else {}, result=outcome.result,
         error=outcome.error, mutates=op.mutates, state_changed=outcome.error is None and outcome.state_changed,
@@ -84,3 +87,12 @@ def _depth(episode: Episode, step: Step) -> int:
     while step.requested_by is not None:
         depth, step = depth + 1, episode.trajectory[step.requested_by]
     return depth
+
+
+async def invoke_async(episode: Episode, op: Operation, arguments: dict[str, Any] | None, surface: Surface) -> Step:
+    """``invoke`` from an event loop: inline when the app lives in this process (a call takes tens of
+    microseconds, less than the hop to a worker thread), in a worker thread when its host is remote
+    (a network round trip must not block the loop)."""
+    if isinstance(episode.hosts.get(op.app), LocalHost):
+        return invoke(episode, op, arguments, surface)
+    return await anyio.to_thread.run_sync(invoke, episode, op, arguments, surface)

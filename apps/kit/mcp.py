@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 from typing import Callable, Protocol
 
-import anyio
 from mcp import types
 from mcp.server.lowlevel import Server
 
 from apps.kit.errors import OpError
-from apps.kit.invoker import invoke
+from apps.kit.invoker import invoke_async
 from apps.kit.operation import Operation
 
 EpisodeResolver = Callable[[object], object]
@@ -68,7 +67,7 @@ def build_server(operations: list[Operation], resolve_episode: EpisodeResolver, 
                 return await extra.call(episode, params.name, params.arguments or {})
         except OpError as exc:
             return _error(exc.to_dict())
-        step = await anyio.to_thread.run_sync(invoke, episode, op, params.arguments or {}, "mcp")
+        step = await invoke_async(episode, op, params.arguments or {}, "mcp")
         if step.error:
             return _error(step.error)
         structured = op.structured(step.result)

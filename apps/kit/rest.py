@@ -9,12 +9,11 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable
 
-import anyio
 from fastapi import APIRouter, Body, Depends, Request
 from fastapi.responses import JSONResponse
 
 from apps.kit.errors import OpError, from_dict
-from apps.kit.invoker import invoke
+from apps.kit.invoker import invoke_async
 from apps.kit.operation import Operation
 
 SURFACE_HEADER = "x-officeworld-surface"
@@ -50,8 +49,7 @@ def _endpoint(op: Operation, get_episode: Callable):
     async def endpoint(request: Request, episode=Depends(get_episode), body: Any = None) -> Any:
         arguments = body.model_dump(exclude_unset=True) if body is not None else {}
         surface = "cli" if request.headers.get(SURFACE_HEADER) == "cli" else "rest"
-        # In a worker thread: the app may live in another service, and its round trip must not block the loop.
-        step = await anyio.to_thread.run_sync(invoke, episode, op, arguments, surface)
+        step = await invoke_async(episode, op, arguments, surface)
         return error_response(step.error) if step.error else JSONResponse(step.result)
 
     params = list(inspect.signature(endpoint).parameters.values())

@@ -10,9 +10,9 @@ import base64
 from sqlmodel import delete, func, select
 
 from apps.kit import Conflict, Ctx, Invalid, NotFound, OperationSet
+from apps.mail import fastpath, store
 from apps.mail import models as m
 from apps.mail import schemas as s
-from apps.mail import store
 from apps.mail.operators import Compiled
 from apps.mail.search import compile_query
 
@@ -84,7 +84,7 @@ def get_message(ctx: Ctx, message_id: int) -> s.Message:
     Args:
         message_id: Id of the message in your mailbox (from search or a thread).
     """
-    return store.detail(ctx.session, store.entry_of(ctx, message_id))
+    return fastpath.message(ctx, message_id)
 
 
 @ops.read
@@ -174,11 +174,7 @@ def delete_label(ctx: Ctx, name: str) -> s.Removed:
 
 
 def _relabel(ctx: Ctx, message_ids: list[int], add=(), remove=()) -> s.Updated:
-    entries = store.entries_of(ctx, message_ids)
-    for entry in entries:
-        store.remove_labels(ctx.session, entry.id, list(remove))
-        store.add_labels(ctx.session, entry.id, list(add))
-    return s.Updated(updated=[e.id for e in entries])
+    return fastpath.relabel(ctx, message_ids, add, remove)
 
 
 @ops.write

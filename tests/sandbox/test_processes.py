@@ -125,7 +125,7 @@ def test_an_invitation_from_the_calendar_service_is_delivered_by_the_mail_servic
         ("calendar_create_event", {"title": "Across services", "start": "2026-03-18T11:00:00",
                                    "end": "2026-03-18T11:30:00", "attendees": ["mei@small.test"]})]))[1][0]
     assert not created.is_error, created.content[0].text
-    steps = httpx.get(f"{base}/v1/episodes/{episode['id']}/trajectory").json()["steps"]
+    steps = httpx.get(f"{base}/v1/episodes/{episode['id']}/trajectory", headers=CONTROL).json()["steps"]
     assert [(s["surface"], s["app"], s["operation"], s["error"]) for s in steps] == [
         ("mcp", "calendar", "create_event", None), ("peer", "mail", "send", None)]
     sent = run_ow(base, episode["id"], "mail", "search", "in:sent Across services", "--json")

@@ -10,6 +10,7 @@ import httpx
 import pytest
 from gui_world import chromium_or_skip, make_gui_world
 from mcp import Client
+from surfaces import CONTROL
 
 from simulator.browser import Browser
 from simulator.episodes import EpisodeStore
@@ -69,17 +70,17 @@ async def _mcp(url: str, calls: list[tuple[str, dict]]):
 
 def test_browser_tools_are_offered_over_mcp_only_to_episodes_that_opted_in(server):
     url, world, _ = server
-    with_browser = httpx.post(f"{url}/v1/episodes", json={"world": world, "browser": True}).json()
+    with_browser = httpx.post(f"{url}/v1/episodes", json={"world": world, "browser": True}, headers=CONTROL).json()
     names, (goto, bad) = asyncio.run(_mcp(with_browser["mcp_url"], [
         ("browser_goto", {"url": "crm/Opportunity"}), ("browser_fill", {"ref": "e1"})]))
     assert {"browser_goto", "browser_click", "browser_snapshot", "browser_screenshot", "mail_search"} <= set(names)
     assert not goto.is_error and "Globex - Renewal 2026" in goto.content[0].text
     assert bad.is_error and '"field": "text"' in bad.content[0].text
-    trajectory = httpx.get(f"{url}/v1/episodes/{with_browser['id']}/trajectory").json()
+    trajectory = httpx.get(f"{url}/v1/episodes/{with_browser['id']}/trajectory", headers=CONTROL).json()
     assert trajectory["browser_actions"][0]["action"] == "goto" and trajectory["browser_actions"][0]["steps"]
-    assert httpx.delete(f"{url}/v1/episodes/{with_browser['id']}").status_code == 204
+    assert httpx.delete(f"{url}/v1/episodes/{with_browser['id']}", headers=CONTROL).status_code == 204
 
-    plain = httpx.post(f"{url}/v1/episodes", json={"world": world}).json()
+    plain = httpx.post(f"{url}/v1/episodes", json={"world": world}, headers=CONTROL).json()
     names, (refused,) = asyncio.run(_mcp(plain["mcp_url"], [("browser_goto", {"url": "mail"})]))
     assert not [n for n in names if n.startswith("browser_")]
     assert refused.is_error and "browser" in refused.content[0].text

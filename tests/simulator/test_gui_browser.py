@@ -6,6 +6,7 @@ import httpx
 import pytest
 from gui_world import chromium_or_skip, make_gui_world
 from playwright.sync_api import expect, sync_playwright
+from surfaces import CONTROL
 
 from simulator.episodes import EpisodeStore
 from simulator.serve import serve_in_thread
@@ -33,7 +34,7 @@ def chromium():
 def user(server, chromium):
     """A fresh episode and a page on its home; yields (page, base URL of the API, episode id)."""
     url, world = server
-    episode = httpx.post(f"{url}/v1/episodes", json={"world": world}, timeout=60).json()
+    episode = httpx.post(f"{url}/v1/episodes", json={"world": world}, timeout=60, headers=CONTROL).json()
     context = chromium.new_context()
     context.set_default_timeout(10000)
     page = context.new_page()
@@ -43,7 +44,7 @@ def user(server, chromium):
 
 
 def gui_steps(url: str, episode_id: str, operation: str) -> list[dict]:
-    steps = httpx.get(f"{url}/v1/episodes/{episode_id}/trajectory").json()["steps"]
+    steps = httpx.get(f"{url}/v1/episodes/{episode_id}/trajectory", headers=CONTROL).json()["steps"]
     return [s for s in steps if s["operation"] == operation and s["surface"] == "gui"]
 
 

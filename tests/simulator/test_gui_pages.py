@@ -8,7 +8,7 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 from gui_world import make_gui_world
-from surfaces import call
+from surfaces import CONTROL, call
 
 from simulator.episodes import EpisodeStore
 from simulator.server import build_app
@@ -27,7 +27,7 @@ def api(tmp_path_factory):
     """One server over one compiled world for the module (compiling is the slow part); an episode per test."""
     root = tmp_path_factory.mktemp("gui")
     world = make_gui_world(root / "worlds")
-    with TestClient(build_app(EpisodeStore(cache_dir=root / "cache")), base_url=BASE_URL) as client:
+    with TestClient(build_app(EpisodeStore(cache_dir=root / "cache")), base_url=BASE_URL, headers=CONTROL) as client:
         client.world = str(world)
         yield client
 

@@ -10,6 +10,7 @@ import pytest
 import yaml
 from gui_world import make_gui_world
 from mcp import Client
+from surfaces import CONTROL
 
 from simulator.episodes import EpisodeStore
 from simulator.serve import serve_in_thread
@@ -48,13 +49,13 @@ def server(tmp_path_factory):
 
 
 def start(url: str, task: str) -> dict:
-    response = httpx.post(f"{url}/v1/episodes", json={"task": task}, timeout=60)
+    response = httpx.post(f"{url}/v1/episodes", json={"task": task}, timeout=60, headers=CONTROL)
     assert response.status_code == 201, response.text
     return response.json()
 
 
 def finish(url: str, episode: dict) -> dict:
-    response = httpx.post(f"{url}/v1/episodes/{episode['id']}/finish", json={}, timeout=60)
+    response = httpx.post(f"{url}/v1/episodes/{episode['id']}/finish", json={}, timeout=60, headers=CONTROL)
     assert response.status_code == 200, response.text
     return response.json()
 

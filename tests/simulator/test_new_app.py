@@ -9,7 +9,7 @@ import textwrap
 
 import httpx
 import pytest
-from surfaces import mcp_session, new_episode
+from surfaces import CONTROL, mcp_session, new_episode
 
 from simulator.episodes import EpisodeStore
 from simulator.registry import APPS
@@ -110,5 +110,5 @@ def test_a_throwaway_app_is_served_on_every_surface(notes_app, world_dir, tmp_pa
         assert {"notes_list_notes", "notes_add_note", "calendar_create_event"} <= {t.name for t in tools}
         assert [n["title"] for n in listed.structured_content["result"]] == ["Kickoff", "From REST"]
         assert bad.is_error and '"field": "title"' in bad.content[0].text
-        schemas = {t["function"]["name"] for t in httpx.get(f"{base}/v1/tools").json()}
+        schemas = {t["function"]["name"] for t in httpx.get(f"{base}/v1/tools", headers=CONTROL).json()}
         assert "notes_add_note" in schemas

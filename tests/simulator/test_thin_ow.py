@@ -11,7 +11,7 @@ import sys
 import httpx
 import pytest
 import yaml
-from surfaces import ROOT, new_episode, run_ow
+from surfaces import CONTROL, ROOT, new_episode, run_ow
 
 from apps.kit import errors
 from apps.kit.cli import kind as kit_kind
@@ -127,14 +127,14 @@ def test_lists_flags_and_options_left_out(live_server, world_dir):
     ids = [m["id"] for m in json.loads(star.stdout)["messages"]]
     done = run_ow(live_server, episode["id"], "mail", "star", "--message-ids", str(ids[0]), "--message-ids", str(ids[1]))
     assert done.returncode == 0, done.stderr
-    steps = httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory").json()["steps"]
+    steps = httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory", headers=CONTROL).json()["steps"]
     assert steps[-1]["arguments"] == {"message_ids": ids}
     starred = json.loads(run_ow(live_server, episode["id"], "mail", "search", "is:starred", "--json").stdout)
     assert set(ids) <= {m["id"] for m in starred["messages"]}
     commas = run_ow(live_server, episode["id"], "mail", "mark-unread", "--message-ids", f"{ids[0]}, {ids[1]}")
     assert commas.returncode == 0, commas.stderr
-    assert httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory").json()["steps"][-1]["arguments"] == {
-        "message_ids": ids}
+    trajectory = httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory", headers=CONTROL).json()
+    assert trajectory["steps"][-1]["arguments"] == {"message_ids": ids}
     bad = run_ow(live_server, episode["id"], "mail", "star", "--message-ids", "1,two")
     assert bad.returncode == 2 and "--message-ids: 'two' is not a valid integer" in bad.stderr
 

@@ -63,10 +63,10 @@ def _ticker(bar: Progress | None, label: str, total: int):
 def _write_mail(mail, out: Path, tick) -> None:
     from worlds.writer import write_mail
 
+    for folder in sorted({(out / message.source).parent for message in mail.messages}):
+        folder.mkdir(parents=True, exist_ok=True)
     for message in mail.messages:
-        path = out / message.source
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(format_message(message))
+        (out / message.source).write_bytes(format_message(message))
         tick()
     write_mail(mail.model_copy(update={"messages": [m for m in mail.messages if m.attachments]}), out)
 

@@ -4,7 +4,7 @@ import asyncio
 import json
 
 import httpx
-from surfaces import mcp_session, new_episode, run_ow
+from surfaces import CONTROL, mcp_session, new_episode, run_ow
 
 
 def test_mcp_creates_an_event_and_the_invitation_is_a_recorded_peer_step(live_server, world_dir):
@@ -19,7 +19,7 @@ def test_mcp_creates_an_event_and_the_invitation_is_a_recorded_peer_step(live_se
     assert "organizer" not in by_name["calendar_create_event"].input_schema["properties"]
     assert not created.is_error and created.structured_content["attendees"][1]["email"] == "mei@small.test"
     assert bad.is_error and '"field": "title"' in bad.content[0].text
-    steps = httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory").json()["steps"]
+    steps = httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory", headers=CONTROL).json()["steps"]
     assert [(s["surface"], s["app"], s["operation"], s["requested_by"]) for s in steps] == [
         ("mcp", "calendar", "create_event", None), ("peer", "mail", "send", 0), ("mcp", "calendar", "create_event", None)]
 

@@ -2,7 +2,7 @@
 also when the asking app runs as its own service (the request crosses the admin API as JSON)."""
 
 from fastapi.testclient import TestClient
-from surfaces import call
+from surfaces import CONTROL, call
 
 from apps.docs import APP as DOCS
 from simulator.app_service import build_app_service
@@ -14,7 +14,7 @@ from simulator.server import build_app
 def test_a_mention_in_a_remote_docs_service_mails_through_the_local_mail_app(tmp_path, world_dir):
     with serve_in_thread(build_app_service(DOCS, cache_dir=tmp_path / "docs-cache")) as docs_url:
         store = EpisodeStore(cache_dir=tmp_path / "cache", app_urls={"docs": docs_url})
-        with TestClient(build_app(store), base_url="http://localhost:8000") as api:
+        with TestClient(build_app(store), base_url="http://localhost:8000", headers=CONTROL) as api:
             episode = api.post("/v1/episodes", json={"world": str(world_dir)}).json()
             doc = call(api, episode, "docs", "create_document", name="Plan", text="Launch in May.").json()["id"]
             made = call(api, episode, "docs", "add_comment", file_id=doc, text="@mei can you check?")

@@ -1,0 +1,99 @@
+"""Figures over HTTP, the way users call: the server in its own process (``officeworld up`` on a free
+loopback port), the client here. ``/health`` is the baseline a call cannot beat."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from typing import Callable, Iterator
+
+import httpx
+
+PROBE = ("mail", "get_message", {"message_id": 1})
+
+
+def summary(samples_us: list[float]) -> dict:
+    samples_us = sorted(samples_us)
+    return {"median_us": round(samples_us[len(samples_us) // 2], 1),
+            "p90_us": round(samples_us[int(len(samples_us) * 0.9) - 1], 1), "samples": len(samples_us)}
+
+
+def times(fn: Callable[[], object], repeat: int, warmup: int = 10) -> dict:
+    for _ in range(warmup):
+        fn()
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - started) * 1e6)
+    return summary(samples)
+
+
+@contextlib.contextmanager
+def server_process(world: str, timeout: float = 120.0) -> Iterator[str]:
+    """``officeworld up`` for ``world`` in a child process on a free loopback port; its base URL."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    command = [sys.executable, "-m", "simulator.cli", "up", "--world", world, "--host", "127.0.0.1",
+               "--port", str(port), "--no-episode"]
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=os.environ.copy())
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if child.poll() is not None:
+                raise RuntimeError(f"the server exited: {child.stderr.read().decode()[-2000:]}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError("the server did not start in time")
+            time.sleep(0.05)
+        yield url
+    finally:
+        child.terminate()
+        try:
+            child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+async def _mcp_call(url: str, repeat: int) -> dict:
+    from mcp import Client
+
+    app, name, args = PROBE
+    async with Client(url) as client:
+        for _ in range(10):
+            await client.call_tool(f"{app}_{name}", args)
+        samples = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            result = await client.call_tool(f"{app}_{name}", args)
+            samples.append((time.perf_counter() - started) * 1e6)
+        if result.is_error:
+            raise RuntimeError(f"the MCP probe failed: {result.content}")
+    return summary(samples)
+
+
+def run(world: str, repeat: int) -> dict:
+    """``/health``, a REST call and an MCP tool call on a server in its own process."""
+    app, name, args = PROBE
+    with server_process(world) as url, httpx.Client(base_url=url) as http:
+        created = http.post("/v1/episodes", json={"world": world})
+        created.raise_for_status()
+        episode = created.json()["id"]
+        rest = f"/episodes/{episode}/api/{app}/{name}"
+        if http.post(rest, json=args).status_code != 200:
+            raise RuntimeError(f"the REST probe failed: {http.post(rest, json=args).text}")
+        health = times(lambda: http.get("/health"), repeat)
+        call = times(lambda: http.post(rest, json=args), repeat)
+        mcp = asyncio.run(_mcp_call(f"{url}/episodes/{episode}/mcp", repeat))
+    return {"health": health, f"rest_{app}_{name}": call, f"mcp_{app}_{name}": mcp,
+            "rest_above_health_us": round(call["median_us"] - health["median_us"], 1)}
