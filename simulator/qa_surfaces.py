@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mcp import Client
 
-from apps.kit.cli import _kind, _positional
+from apps.kit.cli import kind, positional
 from apps.kit.episode import Episode
 from tasks.model import Call
 from tasks.qa.attempt import unescape
@@ -111,18 +111,18 @@ class OwSurface:
 
 def ow_args(op, args: dict) -> list[str]:
     """``ow`` arguments for an operation call: the positional one bare, lists repeated, objects as JSON."""
-    positional = _positional(op)
+    named = positional(op)
     out = [op.app, op.name.replace("_", "-")]
     for p in op.params:
         if p.name not in args or args[p.name] is None:
             continue
         value, flag = args[p.name], f"--{p.name.replace('_', '-')}"
-        kind = _kind(p.annotation)[0]
-        if p.name == positional:
+        how = kind(p.annotation)
+        if p.name == named:
             out.append(str(value))
-        elif kind == "json":
+        elif how == "json":
             out += [flag, json.dumps(value)]
-        elif kind == "list":
+        elif how == "list":
             for item in value:
                 out += [flag, str(item)]
         elif isinstance(value, bool):

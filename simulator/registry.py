@@ -11,6 +11,11 @@ from worlds.sections import WorldSection
 APPS: dict[str, App] = {app.name: app for app in (MAIL, CRM, DOCS, CALENDAR, TASK)}
 
 
+def service_apps(apps: dict[str, App] = APPS) -> dict[str, App]:
+    """The apps that run as their own services under compose (the others live in the gateway)."""
+    return {name: app for name, app in apps.items() if app.service}
+
+
 def all_operations(apps: dict[str, App] = APPS) -> list[Operation]:
     return [op for app in apps.values() for op in app.operations]
 

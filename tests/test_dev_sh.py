@@ -19,7 +19,7 @@ def _script(path: Path, body: str) -> None:
     path.chmod(0o755)
 
 
-def _sandbox(tmp_path: Path, system_tools: tuple[str, ...] = ("bwrap", "docker-compose"), uid: int = 1000):
+def _sandbox(tmp_path: Path, system_tools: tuple[str, ...] = ("bwrap", "chromium", "docker-compose"), uid: int = 1000):
     """A copy of the set-up files, a fake .venv and a PATH of fakes and the few real tools dev.sh needs."""
     repo, bin_dir, log = tmp_path / "repo", tmp_path / "bin", tmp_path / "calls.log"
     (repo / "tools" / "inspector").mkdir(parents=True)
@@ -65,7 +65,7 @@ def test_dev_sh_installs_once_and_again_when_pyproject_changes(tmp_path):
 
 
 def test_dev_sh_says_what_it_installs_system_wide_before_it_does(tmp_path):
-    _, dev, calls, log = _sandbox(tmp_path / "root", system_tools=("docker-compose",), uid=0)
+    _, dev, calls, log = _sandbox(tmp_path / "root", system_tools=("chromium", "docker-compose"), uid=0)
     done = dev("hello")
     assert done.returncode == 0, done.stderr
     assert "installing system-wide with apt-get: bubblewrap" in done.stderr
@@ -73,4 +73,4 @@ def test_dev_sh_says_what_it_installs_system_wide_before_it_does(tmp_path):
     _, dev, calls, _ = _sandbox(tmp_path / "user", system_tools=(), uid=1000)
     done = dev("hello")
     assert done.returncode == 0 and "apt-get" not in calls()
-    assert "not installed: bubblewrap docker-compose" in done.stderr
+    assert "not installed: bubblewrap chromium docker-compose" in done.stderr

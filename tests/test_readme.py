@@ -32,8 +32,12 @@ INSPECTOR = ROOT / "tools" / "inspector" / "node_modules" / ".bin" / "mcp-inspec
 
 EXPORT = "export OW_URL=http://127.0.0.1:8000 OW_EPISODE=ep_…"
 RUN = {  # a README command line -> what its output must contain
-    """curl -s -XPOST localhost:8000/v1/episodes -H 'content-type: application/json' -d '{"world": "acme"}'""":
-        '"actor":"dana.whitfield@acmeanalytics.com"',
+    """curl -s -XPOST localhost:8000/v1/episodes -H "authorization: Bearer $OFFICEWORLD_TOKEN" """
+    """-H 'content-type: application/json' -d '{"world": "acme"}'""": '"actor":"dana.whitfield@acmeanalytics.com"',
+    """curl -s -XPOST localhost:8000/v1/episodes -H "authorization: Bearer $OFFICEWORLD_TOKEN" """
+    """-H 'content-type: application/json' -d '{"task": "crm-close-globex-renewal"}'""": '"prompt":"Tanya at Globex',
+    "officeworld tasks list --suite crm": "crm-close-globex-renewal",
+    "officeworld tasks run-oracle crm-close-globex-renewal": '"passed": true',
     "tools/inspector/node_modules/.bin/mcp-inspector --cli http://127.0.0.1:8000/episodes/ep_…/mcp --transport http "
     "--method tools/list": '"mail_reply_all"',
     """curl -s -XPOST localhost:8000/episodes/ep_…/api/mail/search -H 'content-type: application/json' """
@@ -48,6 +52,15 @@ RUN = {  # a README command line -> what its output must contain
     "officeworld worlds show acme": "dana.whitfield@acmeanalytics.com",
 }
 NOT_RUN = {
+    """curl -s -XPOST localhost:8000/v1/episodes/ep_…/finish -H "authorization: Bearer $OFFICEWORLD_TOKEN" """
+    """-H 'content-type: application/json' -d '{"answer": "done"}'""":
+        "finishes the task episode made just above; tests/simulator/test_tasks_api.py finishes task episodes",
+    "officeworld run --suite crm --model http://127.0.0.1:8080/v1 --k 8 --out runs/x":
+        "needs a model endpoint; tests/simulator/test_runner.py drives the runner with a scripted model server",
+    "officeworld replay runs/x/trajectories/ep_….jsonl": "reads the run above; tests/simulator/test_replay_tasks.py runs it",
+    "officeworld grade runs/x/trajectories/": "reads the run above; tests/simulator/test_replay_tasks.py runs it",
+    "officeworld trajectories export runs/x/trajectories/ --format jsonl --out sft.jsonl":
+        "reads the run above; tests/simulator/test_replay_tasks.py runs export",
     "./dev.sh up": "serves until stopped; the server it starts is the one started here",
     "./dev.sh test": "it runs this suite",
     "officeworld worlds check path/to/world": "a placeholder path; tests/worlds/test_cli.py checks worlds",

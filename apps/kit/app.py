@@ -36,6 +36,7 @@ class App:
     source_dir: Path
     ddl: list[str] = field(default_factory=list)
     world: Any = None
+    service: bool = True  # runs as its own app service under compose; False: always in the gateway
 
     def build(self, world) -> AppDatabase:
         """Create the app's pristine database for a world."""

@@ -21,4 +21,5 @@ APP = App(
     tables=models.TABLES,
     seed=_seed,
     source_dir=Path(__file__).parent,
+    service=False,  # the episode's answer lives with the gateway that grades it
 )

@@ -13,11 +13,11 @@ import pytest
 import yaml
 
 from sandbox import compose
-from simulator.registry import APPS as REGISTRY
+from simulator.registry import service_apps
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "compose.yaml"
-APPS = set(REGISTRY)  # compose must run one app service per app of the registry (fails when they disagree)
+APPS = set(service_apps())  # compose must run one app service per service app of the registry (fails when they disagree)
 
 
 @pytest.fixture(scope="module")

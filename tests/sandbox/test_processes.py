@@ -13,7 +13,7 @@ from factories import make_world
 from surfaces import CONTROL, mcp_session, new_episode, run_ow
 
 from sandbox.processes import ProcessesBackend
-from simulator.registry import APPS
+from simulator.registry import APPS, service_apps
 from simulator.trajectories.files import read as read_trajectory
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +32,7 @@ def world(tmp_path_factory) -> tuple[ProcessesBackend, Path, Path]:
 
 def test_runs_every_service_of_compose_yaml_and_only_the_gateway_serves_agents(world):
     backend, _, _ = world
-    assert [s.name for s in backend.services] == [*APPS, "gateway"]  # agent-shell is a profile
+    assert [s.name for s in backend.services] == [*service_apps(), "gateway"]  # agent-shell is a profile
     health = httpx.get(f"{backend.url('gateway')}/health").json()
     assert health["apps"] == sorted(APPS)
     # An app service speaks only its admin API: it has no agent surfaces.

@@ -19,7 +19,7 @@ from apps.kit.cli import positional
 from apps.kit.rest import SURFACE_HEADER
 from simulator import agent_cli
 from simulator.agent_output import to_yaml
-from simulator.registry import all_operations
+from simulator.registry import APPS, all_operations
 from simulator.shell import OW_FILES
 
 
@@ -27,7 +27,7 @@ def test_the_tools_endpoint_serves_every_operation_of_the_episode(api, episode):
     got = api.get(f"/episodes/{episode['id']}/api/tools")
     assert got.status_code == 200
     tools = {(t["app"], t["name"]): t for t in got.json()["tools"]}
-    assert [a["name"] for a in got.json()["apps"]] == ["mail", "crm", "docs"]
+    assert [a["name"] for a in got.json()["apps"]] == list(APPS)
     for op in all_operations():
         tool = tools.pop((op.app, op.name))
         assert tool["input_schema"] == op.input_schema() and tool["description"] == op.description
@@ -115,8 +115,8 @@ def test_help_usage_errors_and_an_unreachable_server(live_server, world_dir):
     assert gone.returncode == 3 and "cannot reach" in gone.stderr
     offline_help = run_ow("http://127.0.0.1:9", episode["id"], "--help")  # compose's health check
     assert offline_help.returncode == 0 and "usage: ow" in offline_help.stdout and "cannot reach" in offline_help.stdout
-    no_app = run_ow(live_server, episode["id"], "calendar", "list")
-    assert no_app.returncode == 2 and "no app 'calendar'" in no_app.stderr
+    no_app = run_ow(live_server, episode["id"], "payroll", "list")
+    assert no_app.returncode == 2 and "no app 'payroll'" in no_app.stderr
     no_episode = run_ow(live_server, "ep_nope", "mail", "list-labels")
     assert no_episode.returncode == 4 and "ep_nope" in no_episode.stderr
 
