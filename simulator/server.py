@@ -20,7 +20,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from apps.kit import OpError
 from apps.kit.mcp import build_server
 from apps.kit.operation import invalid_from
-from apps.kit.rest import error_response, operation_router
+from apps.kit.rest import document_inputs, error_response, operation_router
 from simulator.control import control_router
 from simulator.episodes import EpisodeStore
 from simulator.registry import all_operations
@@ -58,6 +58,7 @@ def build_app(store: EpisodeStore | None = None) -> "Gateway":
 
     api.include_router(control_router(store))
     api.include_router(operation_router(operations, get_episode), prefix="/episodes/{episode_id}/api")
+    document_inputs(api, operations)
 
     @api.get("/health", tags=["control"])
     def health() -> dict:

@@ -17,6 +17,7 @@ from apps.kit.app import App
 from apps.kit.context import Ctx
 from apps.kit.database import AppDatabase
 from apps.kit.errors import NotFound, OpError
+from apps.kit.limits import last_defence
 from apps.kit.operation import Operation
 
 # A world reference (a shipped world's name or a folder path) -> (the world's info, the app's pristine image).
@@ -92,9 +93,12 @@ class LocalHost:
             except OpError as exc:
                 session.rollback()
                 return Outcome(error=exc.to_dict())
-            except BaseException:
+            except BaseException as exc:
                 session.rollback()
-                raise
+                refused = last_defence(exc, kwargs)  # an input SQLite or Python cannot take, not a bug
+                if refused is None:
+                    raise
+                return Outcome(error=refused.to_dict())
             if op.mutates:
                 session.commit()
             else:

@@ -9,6 +9,7 @@ from typing import Any
 from apps.kit.episode import Episode
 from apps.kit.errors import OpError
 from apps.kit.host import Outcome
+from apps.kit.limits import recordable
 from apps.kit.operation import Operation
 from apps.kit.trajectory import Step, Surface
 
@@ -34,7 +35,7 @@ def invoke(episode: Episode, op: Operation, arguments: dict[str, Any] | None, su
             outcome, failure = Outcome(error={"type": "internal", "message": f"{type(exc).__name__}: {exc}"}), exc
         step = Step(
             index=len(episode.trajectory), surface=surface, app=op.app, operation=op.name,
-            arguments=arguments if isinstance(arguments, dict) else {}, result=outcome.result,
+            arguments=recordable(arguments, op.text_limit) if isinstance(arguments, dict) else {}, result=outcome.result,
             error=outcome.error, mutates=op.mutates, state_changed=outcome.error is None and outcome.state_changed,
             virtual_time=now, wall_time=wall, duration_ms=round((time.perf_counter() - started) * 1000, 3),
         )

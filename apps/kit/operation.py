@@ -16,7 +16,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 from pydantic import Field as PydanticField
 
-from apps.kit import docstrings
+from apps.kit import docstrings, limits
 from apps.kit.errors import Invalid
 
 
@@ -45,11 +45,13 @@ class Operation:
     description: str
     params: list[Param]
     result_type: Any
+    text_limit: int = limits.TEXT_LIMIT
     input_model: type[BaseModel] = field(init=False)
 
     def __post_init__(self) -> None:
         fields = {
-            p.name: (p.annotation, PydanticField(... if p.required else p.default, description=p.description))
+            p.name: (limits.bounded(p.annotation, self.text_limit),
+                     PydanticField(... if p.required else p.default, description=p.description))
             for p in self.params
         }
         model_name = "".join(part.title() for part in self.qualified_name.split("_")) + "Input"
@@ -82,9 +84,10 @@ class Operation:
         return {"result": data} if self.wrapped else data
 
     def validate(self, arguments: dict[str, Any] | None) -> dict[str, Any]:
-        """Check arguments against the signature; ``Invalid`` names the first bad field."""
+        """Check arguments against the signature and ``limits``; ``Invalid`` names the first bad field."""
         if arguments is not None and not isinstance(arguments, dict):
             raise Invalid("arguments must be a JSON object")
+        limits.check(arguments or {}, self.text_limit)
         try:
             model = self.input_model.model_validate(arguments or {})
         except ValidationError as exc:
@@ -92,7 +95,7 @@ class Operation:
         return {p.name: getattr(model, p.name) for p in self.params}
 
     def dump(self, result: Any) -> Any:
-        return self._result.dump_python(result, mode="json")
+        return limits.finite(self._result.dump_python(result, mode="json"))
 
     def openai_tool(self) -> dict:
         """The tool in the OpenAI function-calling format."""
@@ -119,11 +122,17 @@ class OperationSet:
         self.app = app
         self.operations: dict[str, Operation] = {}
 
-    def read(self, fn: Callable) -> Callable:
-        return self._register(fn, mutates=False)
+    def read(self, fn: Callable | None = None, *, text_limit: int = limits.TEXT_LIMIT) -> Callable:
+        """Register a read operation; ``@ops.read(text_limit=N)`` lets its text arguments be longer."""
+        if fn is None:
+            return lambda f: self._register(f, mutates=False, text_limit=text_limit)
+        return self._register(fn, mutates=False, text_limit=text_limit)
 
-    def write(self, fn: Callable) -> Callable:
-        return self._register(fn, mutates=True)
+    def write(self, fn: Callable | None = None, *, text_limit: int = limits.TEXT_LIMIT) -> Callable:
+        """Register a write operation; ``@ops.write(text_limit=N)`` lets its text arguments be longer."""
+        if fn is None:
+            return lambda f: self._register(f, mutates=True, text_limit=text_limit)
+        return self._register(fn, mutates=True, text_limit=text_limit)
 
     def include(self, other: "OperationSet") -> "OperationSet":
         """Add another set's operations (an app may define its operations in several modules)."""
@@ -139,7 +148,7 @@ class OperationSet:
     def __getitem__(self, name: str) -> Operation:
         return self.operations[name]
 
-    def _register(self, fn: Callable, mutates: bool) -> Callable:
+    def _register(self, fn: Callable, mutates: bool, text_limit: int = limits.TEXT_LIMIT) -> Callable:
         where = f"{self.app}.{fn.__name__}"
         if fn.__name__ in self.operations:
             raise OperationDefinitionError(f"{where}: defined twice")
@@ -155,7 +164,7 @@ class OperationSet:
             raise OperationDefinitionError(f"{where}: docstring describes unknown argument(s) {sorted(unknown)}")
         self.operations[fn.__name__] = Operation(
             app=self.app, name=fn.__name__, fn=fn, mutates=mutates,
-            description=description, params=params, result_type=hints["return"],
+            description=description, params=params, result_type=hints["return"], text_limit=text_limit,
         )
         return fn
 
