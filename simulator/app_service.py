@@ -98,8 +98,8 @@ def build_app_service(app: App, worlds: list[str] = (), cache_dir=None) -> FastA
         return CallResult(result=outcome.result, error=outcome.error, state_changed=outcome.state_changed)
 
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))
-    api.add_exception_handler(RequestValidationError,
-                              lambda request, exc: error_response(invalid_from(exc.errors(), "is not a known field")))
+    api.add_exception_handler(RequestValidationError, lambda request, exc: error_response(
+        invalid_from(exc.errors(), "is not a known field", located=True)))
     api.add_exception_handler(Exception, _internal)
     return api
 

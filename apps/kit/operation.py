@@ -86,7 +86,7 @@ class Operation:
     def validate(self, arguments: dict[str, Any] | None) -> dict[str, Any]:
         """Check arguments against the signature and ``limits``; ``Invalid`` names the first bad field."""
         if arguments is not None and not isinstance(arguments, dict):
-            raise Invalid("arguments must be a JSON object")
+            raise Invalid("arguments: must be a JSON object", field="arguments")
         limits.check(arguments or {}, self.text_limit)
         try:
             model = self.input_model.model_validate(arguments or {})
@@ -106,10 +106,15 @@ class Operation:
         }
 
 
-def invalid_from(errors: list[dict], unknown: str = "is not an argument of this operation") -> Invalid:
-    """One ``Invalid`` for pydantic's (or FastAPI's) validation errors, naming the first bad field."""
+def invalid_from(errors: list[dict], unknown: str = "is not an argument of this operation",
+                 located: bool = False) -> Invalid:
+    """One ``Invalid`` for pydantic's validation errors, naming the first bad field. FastAPI's errors are
+    ``located``: their path starts with where the value was (body, query, path), which is not a field."""
     first = errors[0]
-    where = ".".join(str(p) for p in first["loc"] if p not in ("body", "query", "path")) or None
+    loc = list(first["loc"])
+    if located and loc and loc[0] in ("body", "query", "path", "header"):
+        loc = loc[1:]
+    where = ".".join(str(p) for p in loc) or None
     message = first["msg"] if first["type"] != "extra_forbidden" else unknown
     more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
     return Invalid(f"{where}: {message}{more}" if where else message + more, field=where)
