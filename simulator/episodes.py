@@ -45,8 +45,9 @@ class EpisodeStore:
         # Where finished (deleted) episodes leave their trajectory; compose mounts a volume there.
         trajectories = os.environ.get("OFFICEWORLD_TRAJECTORY_DIR", "").strip()
         self.trajectory_dir = Path(trajectories) if trajectories else None
+        token = os.environ.get("OFFICEWORLD_ADMIN_TOKEN", "").strip() or None  # for remote app services
         self.hosts: dict[str, AppHost] = {
-            name: RemoteHost(name, urls[name]) if name in urls else LocalHost(app, self._source(name))
+            name: RemoteHost(name, urls[name], token=token) if name in urls else LocalHost(app, self._source(name))
             for name, app in apps.items()}
         self._worlds: dict[str, CompiledWorld] = {}
         self._episodes: dict[str, Episode] = {}

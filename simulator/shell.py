@@ -35,8 +35,10 @@ def episode_jail(gateway_url: str, episode_id: str, limits: Limits | None = None
     """
     prefixes = episode_paths(episode_id)
     venv_bin = Path(sys.executable).parent
+    # The checkout's root on the path: an editable install may point at another checkout, not bound here.
+    root = Path(simulator.__path__[0]).parent
     env = {"OW_SOCKET": SOCKET_IN_JAIL, "OW_EPISODE": episode_id, "OW_URL": "http://127.0.0.1:8000",
-           "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin"}
+           "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(root)}
     world_code = sorted(p for root in worlds.__path__ for p in Path(root).rglob("*.py"))
     binds = [Path(sys.prefix), Path(sys.base_prefix), *map(Path, apps.__path__), *map(Path, simulator.__path__),
              *world_code]
