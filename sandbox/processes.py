@@ -39,6 +39,7 @@ class ProcessesBackend(Backend):
         self.overrides = dict(env or {})
         # The token reaches only the services whose environment in compose.yaml names it.
         base = {**os.environ, **admin_token(), **self.overrides}
+        self.admin_token = base["OFFICEWORLD_ADMIN_TOKEN"]
         self.project = compose.load(self.compose_file, base)
         self.services = self.project.active(profiles)
         self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="officeworld-processes-"))
