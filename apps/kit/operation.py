@@ -9,6 +9,7 @@ missing docstring, argument description or annotation raises ``OperationDefiniti
 from __future__ import annotations
 
 import inspect
+import json
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -58,6 +59,9 @@ class Operation:
         self.input_model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
         self._result = TypeAdapter(self.result_type)
         self.output_schema, self.wrapped = self._object_schema()
+        # Only a result that may hold a float (or untyped values) is walked for NaN/Infinity on the way out.
+        text = json.dumps(self.output_schema)
+        self._may_hold_floats = any(mark in text for mark in ('"number"', '"additionalProperties": true', "{}"))
 
     @property
     def qualified_name(self) -> str:
@@ -95,7 +99,8 @@ class Operation:
         return {p.name: getattr(model, p.name) for p in self.params}
 
     def dump(self, result: Any) -> Any:
-        return limits.finite(self._result.dump_python(result, mode="json"))
+        data = self._result.dump_python(result, mode="json")
+        return limits.finite(data) if self._may_hold_floats else data
 
     def openai_tool(self) -> dict:
         """The tool in the OpenAI function-calling format."""
