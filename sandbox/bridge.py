@@ -1,21 +1,27 @@
-"""An HTTP bridge that forwards only allowed path prefixes to one upstream server.
+"""An HTTP bridge that forwards only allowed path prefixes to one upstream server, and nowhere else.
 
 A jailed agent has no network; a unix socket bound into its jail is its one way out. A container
-agent (compose's agent-shell) reaches the gateway only through a TCP bridge. Requests
-whose path is not under an allowed prefix, or that try to escape one (``..``, encoded slashes),
-get 403 without reaching the upstream. Responses stream through, so MCP's SSE works.
+agent (compose's agent-shell) reaches the gateway only through a TCP bridge. The bridge is a small
+Starlette app served by uvicorn (the project's server stack) that sends every request it accepts to
+the configured upstream, whatever the request line names: an absolute-form target
+(``POST http://elsewhere/...``) or a ``CONNECT`` is refused, never followed. A path outside an
+allowed prefix, or that tries to escape one (``..``, percent-escapes), gets 403 without reaching the
+upstream. Request bodies (chunked or not) and responses stream through, so MCP's SSE works.
 """
 
 from __future__ import annotations
 
-import json
-import socketserver
+import asyncio
 import threading
-from http.server import BaseHTTPRequestHandler
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
+import uvicorn
+from starlette.background import BackgroundTask
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
 
 _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host",
                "proxy-authorization", "proxy-connection", "content-length"}
@@ -24,64 +30,71 @@ _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer",
 def allowed(raw_path: str, prefixes: list[str]) -> bool:
     """Whether the path (query aside) lies under one of ``prefixes``. Percent-escapes, ``.``/``..``
     segments and empty segments are refused outright: none is needed, and each could make the
-    upstream see a different path than the one checked here."""
+    upstream see a different path than the one checked here. Only an origin-form target (``/...``)
+    can be allowed."""
+    if not raw_path.startswith("/") or raw_path.startswith("//"):
+        return False
     path = urlsplit(raw_path).path
     segments = path.rstrip("/").split("/")[1:]
-    if "%" in path or not path.startswith("/") or any(s in ("", ".", "..") for s in segments):
+    if "%" in path or any(s in ("", ".", "..") for s in segments):
         return False
     return any(path.rstrip("/") == p.rstrip("/") or path.startswith(p.rstrip("/") + "/") for p in prefixes)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: "_UnixServer | _TcpServer"
+def _error(status: int, kind: str, message: str) -> Response:
+    return JSONResponse({"error": {"type": kind, "message": message, "field": None}}, status_code=status)
 
-    def _forward(self) -> None:
-        # Read the body first even when refusing, so the client sees the answer, not a broken pipe.
-        body = self.rfile.read(int(self.headers.get("content-length") or 0))
-        if not allowed(self.path, self.server.prefixes):
-            return self._refuse()
-        headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP_BY_HOP}
+
+class BridgeApp:
+    """The ASGI app: check the request target, then stream the request to ``upstream`` and back."""
+
+    def __init__(self, upstream: str, prefixes: list[str]):
+        self.upstream, self.prefixes = upstream.rstrip("/"), prefixes
+        self.client: httpx.AsyncClient | None = None
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "lifespan":
+            return await self._lifespan(receive, send)
+        request = Request(scope, receive)
+        # uvicorn's h11 parser keeps the request target as sent; an absolute form does not start with "/".
+        target = scope.get("raw_path", b"").decode("latin-1")
+        if request.method == "CONNECT":
+            response = _error(405, "forbidden", "CONNECT is not allowed: this bridge tunnels nowhere")
+        elif not target.startswith("/"):
+            response = _error(400, "forbidden", "only origin-form requests (a path starting with /) are forwarded; "
+                                                "this bridge reaches one server and no other")
+        elif not allowed(target + ("?" + scope["query_string"].decode("latin-1") if scope["query_string"] else ""),
+                         self.prefixes):
+            response = _error(403, "forbidden", f"{urlsplit(target).path} is outside this jail's episode")
+        else:
+            response = await self._forward(request, target)
+        await response(scope, receive, send)
+
+    async def _forward(self, request: Request, target: str) -> Response:
+        headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP}
+        query = request.scope["query_string"].decode("latin-1")
+        url = self.upstream + target + (f"?{query}" if query else "")
+        body = request.stream() if request.method not in ("GET", "HEAD", "OPTIONS") else None
         try:
-            with self.server.client.stream(self.command, self.path, headers=headers, content=body) as upstream:
-                self.send_response(upstream.status_code)
-                for key, value in upstream.headers.items():
-                    if key.lower() not in _HOP_BY_HOP and key.lower() != "content-encoding":
-                        self.send_header(key, value)
-                self.send_header("connection", "close")
-                self.end_headers()
-                for chunk in upstream.iter_raw():
-                    self.wfile.write(chunk)
-                    self.wfile.flush()
+            upstream = await self.client.send(
+                self.client.build_request(request.method, url, headers=headers, content=body), stream=True)
         except httpx.HTTPError as exc:
-            self._json(502, {"type": "unavailable", "message": f"the bridge cannot reach the server ({exc})"})
+            return _error(502, "unavailable", f"the bridge cannot reach the server ({type(exc).__name__}: {exc})")
+        kept = {k: v for k, v in upstream.headers.items() if k.lower() not in _HOP_BY_HOP | {"content-encoding"}}
+        return StreamingResponse(upstream.aiter_raw(), status_code=upstream.status_code, headers=kept,
+                                 background=BackgroundTask(upstream.aclose))
 
-    def _refuse(self) -> None:
-        self._json(403, {"type": "forbidden", "message": f"{urlsplit(self.path).path} is outside this jail's episode"})
-
-    def _json(self, status: int, error: dict) -> None:
-        data = json.dumps({"error": error}).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _forward
-
-    def log_message(self, format, *args) -> None:
-        pass
-
-    def address_string(self) -> str:
-        return "jail"
-
-
-class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
-
-
-class _TcpServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
+    async def _lifespan(self, receive, send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                self.client = httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=5.0), follow_redirects=False,
+                                                trust_env=False)
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.client.aclose()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
 
 
 class Bridge:
@@ -90,27 +103,36 @@ class Bridge:
 
     def __init__(self, address: Path | tuple[str, int], upstream: str, prefixes: list[str]):
         self.socket_path = Path(address) if not isinstance(address, tuple) else None
-        if self.socket_path is not None:
-            self._server = _UnixServer(str(self.socket_path), _Handler)
-        else:
-            self._server = _TcpServer(address, _Handler)
-        self._server.prefixes = prefixes
-        self._server.client = httpx.Client(base_url=upstream, timeout=httpx.Timeout(60.0, connect=5.0))
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        where = {"uds": str(self.socket_path)} if self.socket_path is not None else {
+            "host": address[0], "port": address[1]}
+        # h11, not httptools: it hands the request target over as sent, so absolute forms can be refused.
+        config = uvicorn.Config(BridgeApp(upstream, prefixes), http="h11", lifespan="on", log_level="warning",
+                                access_log=False, timeout_graceful_shutdown=2, **where)
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        asyncio.run(self._server.serve())
 
     @property
     def port(self) -> int | None:
-        return None if self.socket_path is not None else self._server.server_address[1]
+        if self.socket_path is not None:
+            return None
+        return self._server.servers[0].sockets[0].getsockname()[1]
 
     def __enter__(self) -> "Bridge":
+        self._thread.start()
+        deadline = time.monotonic() + 15
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the bridge did not start")
+            time.sleep(0.01)
         if self.socket_path is not None:
             self.socket_path.chmod(0o777)  # the jailed user is not the bridge's user
-        self._thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._server.client.close()
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
         if self.socket_path is not None:
             self.socket_path.unlink(missing_ok=True)

@@ -2,7 +2,7 @@
 
 Just enough of the Compose Specification for running its services elsewhere (``processes``):
 YAML anchors and ``<<`` merges (PyYAML resolves them), ``${VAR}``, ``${VAR:-default}``,
-``${VAR-default}`` and ``$$`` interpolation, profiles, and durations such as ``1m30s``.
+``${VAR-default}``, ``${VAR:?message}`` and ``$$`` interpolation, profiles, and durations such as ``1m30s``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Mapping
 
 import yaml
 
-_VARIABLE = re.compile(r"\$(?:\$|\{(\w+)(?:(:?-)([^}]*))?\}|(\w+))")
+_VARIABLE = re.compile(r"\$(?:\$|\{(\w+)(?:(:?[-?])([^}]*))?\}|(\w+))")
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(us|ms|s|m|h)")
 _UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 
@@ -81,6 +81,8 @@ def _substitute(match: re.Match, env: Mapping[str, str]) -> str:
         return default
     if operator == "-" and value is None:
         return default
+    if (operator == ":?" and not value) or (operator == "?" and value is None):
+        raise ValueError(f"${{{name}}} is required: {default or 'set it in the environment'}")
     return value or ""
 
 

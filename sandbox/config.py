@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import secrets
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
@@ -37,6 +39,15 @@ class DockerConfig(_Config):
 
 BackendConfig = Annotated[Union[InProcessConfig, ProcessesConfig, DockerConfig], Field(discriminator="kind")]
 parse_config = TypeAdapter(BackendConfig).validate_python
+
+
+ADMIN_TOKEN_ENV = "OFFICEWORLD_ADMIN_TOKEN"
+
+
+def admin_token() -> dict[str, str]:
+    """The app services' admin token as an environment entry: the caller's, else a fresh random one
+    (shared by the gateway and the app services of one start, unknown to anything else)."""
+    return {ADMIN_TOKEN_ENV: os.environ.get(ADMIN_TOKEN_ENV) or secrets.token_urlsafe(32)}
 
 
 class Backend:

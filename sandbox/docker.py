@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Mapping
 
-from sandbox.config import Backend
+from sandbox.config import Backend, admin_token
 
 
 def unavailable_reason() -> str | None:
@@ -33,7 +33,7 @@ class DockerBackend(Backend):
                  project: str = "officeworld", startup_timeout: float = 300.0):
         self.compose_file = Path(compose_file)
         self.profiles, self.project, self.startup_timeout = profiles, project, startup_timeout
-        self.env = {**os.environ, **(env or {})}
+        self.env = {**os.environ, **admin_token(), **(env or {})}
 
     def _compose(self, *args: str, timeout: float = 120.0) -> str:
         argv = ["docker", "compose", "-f", str(self.compose_file), "-p", self.project]

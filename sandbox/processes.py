@@ -22,7 +22,7 @@ from typing import Mapping
 
 from sandbox import compose
 from sandbox.compose import Service
-from sandbox.config import Backend
+from sandbox.config import Backend, admin_token
 
 LOOPBACK = "127.0.0.1"
 
@@ -37,7 +37,9 @@ class ProcessesBackend(Backend):
         self.compose_file = Path(compose_file)
         self.workdir = self.compose_file.parent
         self.overrides = dict(env or {})
-        base = {**os.environ, **self.overrides}
+        # The token reaches only the services whose environment in compose.yaml names it.
+        base = {**os.environ, **admin_token(), **self.overrides}
+        self.admin_token = base["OFFICEWORLD_ADMIN_TOKEN"]
         self.project = compose.load(self.compose_file, base)
         self.services = self.project.active(profiles)
         self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="officeworld-processes-"))

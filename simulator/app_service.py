@@ -9,12 +9,15 @@
     POST   /admin/episodes/{id}/call/{op}       run an operation (already validated by the gateway)
     GET    /health                              liveness
 
-Only the gateway talks to it, over the internal network; no agent surface forwards here. The
-gateway validates, keeps the clock and records the Step; this service only executes and stores.
+Only the gateway talks to it, over the internal network; no agent surface forwards here. Every
+``/admin`` request must carry ``Authorization: Bearer <token>`` (``OFFICEWORLD_ADMIN_TOKEN``, which
+compose and the process backend give the gateway and the app services alone); ``/health`` is open.
+The gateway validates, keeps the clock and records the Step; this service only executes and stores.
 """
 
 from __future__ import annotations
 
+import hmac
 from datetime import datetime
 from typing import Any
 
@@ -49,13 +52,25 @@ class CallResult(BaseModel):
     requests: list[dict] = []
 
 
-def build_app_service(app: App, worlds: list[str] = (), cache_dir=None) -> FastAPI:
-    """The admin API of ``app``; ``worlds`` are compiled before the service reports healthy."""
+def build_app_service(app: App, worlds: list[str] = (), cache_dir=None, *, token: str) -> FastAPI:
+    """The admin API of ``app``, open only to requests bearing ``token``; ``worlds`` are compiled
+    before the service reports healthy."""
+    if not token:
+        raise ValueError("an app service needs an admin token (OFFICEWORLD_ADMIN_TOKEN)")
     store = EpisodeStore({app.name: app}, cache_dir=cache_dir, app_urls={})
     host: LocalHost = store.hosts[app.name]
     for world in worlds:
         store.world(world)
     api = FastAPI(title=f"officeworld {app.name} service", version="0.1.0")
+    expected = f"Bearer {token}".encode()
+
+    @api.middleware("http")
+    async def require_token(request: Request, call_next):
+        if request.url.path.startswith("/admin") and not hmac.compare_digest(
+                request.headers.get("authorization", "").encode(), expected):
+            return error_response({"type": "forbidden", "field": "authorization",
+                                   "message": "the admin API needs the gateway's token (Authorization: Bearer ...)"})
+        return await call_next(request)
 
     @api.get("/health")
     def health() -> dict:
@@ -100,8 +115,8 @@ def build_app_service(app: App, worlds: list[str] = (), cache_dir=None) -> FastA
                           requests=outcome.requests)
 
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))
-    api.add_exception_handler(RequestValidationError,
-                              lambda request, exc: error_response(invalid_from(exc.errors(), "is not a known field")))
+    api.add_exception_handler(RequestValidationError, lambda request, exc: error_response(
+        invalid_from(exc.errors(), "is not a known field", located=True)))
     api.add_exception_handler(Exception, _internal)
     return api
 

@@ -63,14 +63,19 @@ def app_service(app: str = typer.Option(..., envvar="OFFICEWORLD_APP", help="The
                 world: list[str] = typer.Option(["acme"], envvar="OFFICEWORLD_WORLD",
                                                 help="World(s) to compile before reporting healthy"),
                 host: str = typer.Option("127.0.0.1", envvar="OFFICEWORLD_HOST", help="Address to listen on"),
-                port: int = typer.Option(8001, envvar="OFFICEWORLD_PORT", help="Port to listen on")) -> None:
+                port: int = typer.Option(8001, envvar="OFFICEWORLD_PORT", help="Port to listen on"),
+                token: str = typer.Option("", envvar="OFFICEWORLD_ADMIN_TOKEN", show_default=False,
+                                          help="The admin API token the gateway sends")) -> None:
     """Serve one app's per-episode state over its internal admin API (for the gateway only)."""
     from simulator.app_service import build_app_service
     from simulator.registry import APPS
 
     if app not in APPS:
         raise typer.BadParameter(f"unknown app {app!r} (known: {', '.join(sorted(APPS))})", param_hint="--app")
-    uvicorn.run(build_app_service(APPS[app], world), host=host, port=port, log_level="warning")
+    if not token.strip():
+        raise typer.BadParameter("give the admin API a token (OFFICEWORLD_ADMIN_TOKEN); the gateway needs the same",
+                                 param_hint="--token")
+    uvicorn.run(build_app_service(APPS[app], world, token=token.strip()), host=host, port=port, log_level="warning")
 
 
 @cli.command("episode-proxy")
@@ -91,6 +96,30 @@ def episode_proxy(episode: str = typer.Option(..., envvar="OW_EPISODE", help="Th
     with proxy(upstream, episode.strip(), host, port):
         print(f"episode-proxy: {host}:{port} -> {upstream} for episode {episode}", file=sys.stderr)
         signal.sigwait(stop)
+
+
+@cli.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def shell(episode: str = typer.Option(..., envvar="OW_EPISODE", help="The episode the command acts in"),
+          gateway: str = typer.Option("http://127.0.0.1:8000", envvar="OFFICEWORLD_GATEWAY_URL", help="The gateway"),
+          command: list[str] = typer.Argument(None, help="The command to run in the jail (after --)")) -> None:
+    """Run a command in a jail that reaches only one episode (``ow`` works inside; nothing else does)."""
+    import subprocess
+
+    from sandbox.jail import unavailable_reason
+    from simulator.shell import episode_jail
+
+    if not episode.strip():
+        raise typer.BadParameter("give the episode the command acts in (OW_EPISODE)", param_hint="--episode")
+    if not command:
+        raise typer.BadParameter("give the command to run after --, e.g. -- ow mail search Globex",
+                                 param_hint="COMMAND")
+    reason = unavailable_reason()
+    if reason is not None:
+        print(f"shell: the jail cannot run here: {reason}", file=sys.stderr)
+        raise typer.Exit(3)
+    with episode_jail(gateway, episode.strip()) as jail:
+        done = subprocess.run(jail.command(command), timeout=jail.limits.wall_seconds)
+    raise typer.Exit(done.returncode)
 
 
 @cli.command()

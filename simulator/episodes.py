@@ -68,8 +68,9 @@ class EpisodeStore:
         self.on_delete: list[Callable[[str], None]] = []   # told of every episode deleted or dropped
         self._created: dict[str, float] = {}
         self._last_sweep = time.monotonic()
+        token = os.environ.get("OFFICEWORLD_ADMIN_TOKEN", "").strip() or None  # for remote app services
         self.hosts: dict[str, AppHost] = {
-            name: RemoteHost(name, urls[name]) if name in urls else LocalHost(app, self._source(name))
+            name: RemoteHost(name, urls[name], token=token) if name in urls else LocalHost(app, self._source(name))
             for name, app in apps.items()}
         self._worlds: dict[str, CompiledWorld] = {}
         self._episodes: dict[str, Episode] = {}

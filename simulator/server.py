@@ -19,12 +19,13 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.exceptions import HTTPException
 
 from apps.kit import OpError
 from apps.kit.cli import catalogue
 from apps.kit.mcp import build_server
 from apps.kit.operation import invalid_from
-from apps.kit.rest import error_response, operation_router
+from apps.kit.rest import document_inputs, error_response, operation_router
 from simulator.auth import control_token
 from simulator.browser_tools import BrowserTools
 from simulator.control import control_router
@@ -80,6 +81,7 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     def episode_tools(episode=Depends(get_episode)) -> dict:
         return tools
     mount_gui(api, store, operations)
+    document_inputs(api, operations)
 
     @api.get("/health", tags=["control"])
     async def health() -> dict:
@@ -87,27 +89,66 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
 
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))
     api.add_exception_handler(RequestValidationError, _validation_error)
+    api.add_exception_handler(HTTPException, _http_error)
     return Gateway(api, mcp_app, store)
 
 
 def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-    return error_response(invalid_from(exc.errors(), unknown="is not a known field"))
+    return error_response(invalid_from(exc.errors(), unknown="is not a known field", located=True))
+
+
+def _http_error(request: Request, exc: HTTPException) -> JSONResponse:
+    # Unknown paths and wrong methods answer in the same shape as every other error.
+    kind = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "error")
+    return JSONResponse({"error": {"type": kind, "message": str(exc.detail), "field": None}},
+                        status_code=exc.status_code, headers=exc.headers)
 
 
 class Gateway:
-    """Routes ``/episodes/{id}/mcp`` to the MCP app (with the episode in the scope), the rest to FastAPI."""
+    """Routes ``/episodes/{id}/mcp`` to the MCP app (with the episode in the scope), the rest to FastAPI.
+
+    Each MCP session is bound to the episode whose URL opened it: the session id the SDK hands out is
+    noted as the response leaves, and a request carrying it at any other episode's path (a call, a
+    stream, a DELETE) is refused as an unknown session, so one episode's session never acts in another.
+    """
 
     def __init__(self, api: FastAPI, mcp_app, store: EpisodeStore):
         self.api, self.mcp_app, self.store = api, mcp_app, store
+        self.sessions: dict[str, str] = {}  # MCP session id -> the episode that opened it
 
     async def __call__(self, scope, receive, send):
         match = _MCP_PATH.match(scope.get("path", "")) if scope["type"] == "http" else None
         if match is None:
             return await self.api(scope, receive, send)
         episode_id = match.group(1)
+        session = _header(scope, b"mcp-session-id")
         if episode_id not in self.store:
-            response = error_response({"type": "not_found", "message": f"no episode {episode_id!r}",
-                                       "field": "episode_id"})
-            return await response(scope, receive, send)
+            refusal = {"type": "not_found", "message": f"no episode {episode_id!r}", "field": "episode_id"}
+        elif session is not None and self.sessions.get(session, episode_id) != episode_id:
+            refusal = {"type": "not_found", "message": f"no MCP session {session!r} at episode {episode_id!r}; "
+                       "a session acts only in the episode whose URL opened it", "field": "mcp-session-id"}
+        else:
+            refusal = None
+        if refusal is not None:
+            return await error_response(refusal)(scope, receive, send)
         scope = dict(scope, path="/mcp", raw_path=b"/mcp", episode=episode_id)
-        await self.mcp_app(scope, receive, send)
+        await self.mcp_app(scope, receive, self._binding(send, episode_id, session, scope["method"]))
+
+    def _binding(self, send, episode_id: str, session: str | None, method: str):
+        async def bound_send(message):
+            if message["type"] == "http.response.start":
+                opened = _header(message, b"mcp-session-id")
+                if session is None and opened is not None:
+                    self.sessions[opened] = episode_id
+                elif method == "DELETE" and session is not None and message["status"] < 300:
+                    self.sessions.pop(session, None)
+            await send(message)
+        return bound_send
+
+
+def _header(holder: dict, name: bytes) -> str | None:
+    """A header of an ASGI scope or response start, or None."""
+    for key, value in holder.get("headers", []):
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None

@@ -9,6 +9,8 @@ from apps.docs.formulas import parse_ref
 from apps.kit import Conflict, Ctx, Invalid, OperationSet
 
 ops = OperationSet("docs")
+# A document's whole text travels in one argument: allow about 2 MB rather than the kit's 100 kB.
+DOCUMENT_TEXT_LIMIT = 2_000_000
 
 _OTHER_OPS = {"document": "write_document or replace_in_document", "spreadsheet": "update_cells or update_range",
               "file": "upload_file to add a new file", "folder": "create_document in it"}
@@ -33,7 +35,7 @@ def save_text(ctx: Ctx, item: m.Item, role: str, text: str) -> s.FileContent:
                          revision=revision.number)
 
 
-@ops.write
+@ops.write(text_limit=DOCUMENT_TEXT_LIMIT)
 def write_document(ctx: Ctx, file_id: int, text: str) -> s.FileContent:
     """Replace the whole text of a document.
 
@@ -45,7 +47,7 @@ def write_document(ctx: Ctx, file_id: int, text: str) -> s.FileContent:
     return save_text(ctx, item, role, text)
 
 
-@ops.write
+@ops.write(text_limit=DOCUMENT_TEXT_LIMIT)
 def append_to_document(ctx: Ctx, file_id: int, text: str) -> s.FileContent:
     """Add text at the end of a document, as a new paragraph.
 
@@ -60,7 +62,7 @@ def append_to_document(ctx: Ctx, file_id: int, text: str) -> s.FileContent:
     return save_text(ctx, item, role, f"{body}\n\n{text}" if body else text)
 
 
-@ops.write
+@ops.write(text_limit=DOCUMENT_TEXT_LIMIT)
 def replace_in_document(ctx: Ctx, file_id: int, find: str, replace_with: str, replace_all: bool = False) -> s.FileContent:
     """Replace a passage of a document. The passage must appear exactly once, unless replace_all is set.
 

@@ -18,6 +18,8 @@ from apps.docs import schemas as s
 from apps.kit import Conflict, Ctx, Forbidden, Invalid, OperationSet
 
 ops = OperationSet("docs")
+# A file travels inline (text or base64): allow about 10 MB rather than the kit's 100 kB.
+UPLOAD_TEXT_LIMIT = 10_000_000
 
 
 @ops.write
@@ -67,7 +69,7 @@ def create_spreadsheet(ctx: Ctx, name: str, rows: list[list[s.CellInput]] = [], 
     return store.summary(ctx.session, item, ctx.actor)
 
 
-@ops.write
+@ops.write(text_limit=UPLOAD_TEXT_LIMIT)
 def upload_file(ctx: Ctx, name: str, text: str | None = None, content_base64: str | None = None,
                 mime_type: str | None = None, folder_id: int | None = None,
                 drive_id: int | None = None) -> s.FileSummary:

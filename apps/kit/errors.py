@@ -25,10 +25,7 @@ class OpError(Exception):
         self.field = field
 
     def to_dict(self) -> dict:
-        out = {"type": self.kind, "message": self.message}
-        if self.field:
-            out["field"] = self.field
-        return out
+        return {"type": self.kind, "message": self.message, "field": self.field}
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.message}"

@@ -17,6 +17,7 @@ from apps.kit.app import App
 from apps.kit.context import Ctx
 from apps.kit.database import AppDatabase
 from apps.kit.errors import NotFound, OpError
+from apps.kit.limits import last_defence
 from apps.kit.operation import Operation
 
 # A world reference (a shipped world's name or a folder path) -> (the world's info, the app's pristine image).
@@ -123,9 +124,12 @@ class LocalHost:
         except OpError as exc:
             ctx.finish(commit=False)
             return Outcome(error=exc.to_dict())
-        except BaseException:
+        except BaseException as exc:
             ctx.finish(commit=False)
-            raise
+            refused = last_defence(exc, kwargs)  # an input SQLite or Python cannot take, not a bug
+            if refused is None:
+                raise
+            return Outcome(error=refused.to_dict())
         # A read is rolled back too: whatever it touched by mistake does not stay.
         ctx.finish(commit=op.mutates)
         return Outcome(result=data, state_changed=db.changes() != before, requests=ctx.peers.dump())

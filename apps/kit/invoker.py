@@ -11,6 +11,7 @@ import anyio
 from apps.kit.episode import Episode
 from apps.kit.errors import OpError
 from apps.kit.host import LocalHost, Outcome
+from apps.kit.limits import recordable
 from apps.kit.operation import Operation
 from apps.kit.peers import MAX_DEPTH
 from apps.kit.trajectory import Step, Surface
@@ -51,8 +52,9 @@ def _run(episode: Episode, op: Operation, arguments, surface: Surface, requested
     # Every field is built here from checked values: constructing skips re-validating them.
     step = Step.model_construct(
         index=len(episode.trajectory), surface=surface, app=op.app, operation=op.name, actor=actor,
-        arguments=arguments if isinstance(arguments, dict) else {}, result=outcome.result,
-        error=outcome.error, mutates=op.mutates, state_changed=outcome.error is None and outcome.state_changed,
+        arguments=recordable(arguments, op.text_limit) if isinstance(arguments, dict) else {},
+        result=outcome.result, error=outcome.error, mutates=op.mutates,
+        state_changed=outcome.error is None and outcome.state_changed,
         virtual_time=now, wall_time=wall, duration_ms=round((time.perf_counter() - started) * 1000, 3),
         requested_by=requested_by,
     )

@@ -9,6 +9,7 @@ missing docstring, argument description or annotation raises ``OperationDefiniti
 from __future__ import annotations
 
 import inspect
+import json
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -16,7 +17,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 from pydantic import Field as PydanticField
 
-from apps.kit import docstrings
+from apps.kit import docstrings, limits
 from apps.kit.entity import spread
 from apps.kit.errors import Invalid
 
@@ -47,17 +48,22 @@ class Operation:
     description: str
     params: list[Param]
     result_type: Any
+    text_limit: int = limits.TEXT_LIMIT
     input_model: type[BaseModel] = field(init=False)
 
     def __post_init__(self) -> None:
         fields = {
-            p.name: (p.annotation, p.field or PydanticField(... if p.required else p.default, description=p.description))
+            p.name: (limits.bounded(p.annotation, self.text_limit),
+                     p.field or PydanticField(... if p.required else p.default, description=p.description))
             for p in self.params
         }
         model_name = "".join(part.title() for part in self.qualified_name.split("_")) + "Input"
         self.input_model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
         self._result = TypeAdapter(self.result_type)
         self.output_schema, self.wrapped = self._object_schema()
+        # Only a result that may hold a float (or untyped values) is walked for NaN/Infinity on the way out.
+        text = json.dumps(self.output_schema)
+        self._may_hold_floats = any(mark in text for mark in ('"number"', '"additionalProperties": true', "{}"))
 
     @property
     def qualified_name(self) -> str:
@@ -84,9 +90,10 @@ class Operation:
         return {"result": data} if self.wrapped else data
 
     def validate(self, arguments: dict[str, Any] | None) -> dict[str, Any]:
-        """Check arguments against the signature; ``Invalid`` names the first bad field."""
+        """Check arguments against the signature and ``limits``; ``Invalid`` names the first bad field."""
         if arguments is not None and not isinstance(arguments, dict):
-            raise Invalid("arguments must be a JSON object")
+            raise Invalid("arguments: must be a JSON object", field="arguments")
+        limits.check(arguments or {}, self.text_limit)
         try:
             model = self.input_model.model_validate(arguments or {})
         except ValidationError as exc:
@@ -94,7 +101,8 @@ class Operation:
         return {p.name: getattr(model, p.name) for p in self.params}
 
     def dump(self, result: Any) -> Any:
-        return self._result.dump_python(result, mode="json")
+        data = self._result.dump_python(result, mode="json")
+        return limits.finite(data) if self._may_hold_floats else data
 
     def openai_tool(self) -> dict:
         """The tool in the OpenAI function-calling format."""
@@ -105,10 +113,15 @@ class Operation:
         }
 
 
-def invalid_from(errors: list[dict], unknown: str = "is not an argument of this operation") -> Invalid:
-    """One ``Invalid`` for pydantic's (or FastAPI's) validation errors, naming the first bad field."""
+def invalid_from(errors: list[dict], unknown: str = "is not an argument of this operation",
+                 located: bool = False) -> Invalid:
+    """One ``Invalid`` for pydantic's validation errors, naming the first bad field. FastAPI's errors are
+    ``located``: their path starts with where the value was (body, query, path), which is not a field."""
     first = errors[0]
-    where = ".".join(str(p) for p in first["loc"] if p not in ("body", "query", "path")) or None
+    loc = list(first["loc"])
+    if located and loc and loc[0] in ("body", "query", "path", "header"):
+        loc = loc[1:]
+    where = ".".join(str(p) for p in loc) or None
     message = first["msg"] if first["type"] != "extra_forbidden" else unknown
     more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
     return Invalid(f"{where}: {message}{more}" if where else message + more, field=where)
@@ -121,11 +134,17 @@ class OperationSet:
         self.app = app
         self.operations: dict[str, Operation] = {}
 
-    def read(self, fn: Callable) -> Callable:
-        return self._register(fn, mutates=False)
+    def read(self, fn: Callable | None = None, *, text_limit: int = limits.TEXT_LIMIT) -> Callable:
+        """Register a read operation; ``@ops.read(text_limit=N)`` lets its text arguments be longer."""
+        if fn is None:
+            return lambda f: self._register(f, mutates=False, text_limit=text_limit)
+        return self._register(fn, mutates=False, text_limit=text_limit)
 
-    def write(self, fn: Callable) -> Callable:
-        return self._register(fn, mutates=True)
+    def write(self, fn: Callable | None = None, *, text_limit: int = limits.TEXT_LIMIT) -> Callable:
+        """Register a write operation; ``@ops.write(text_limit=N)`` lets its text arguments be longer."""
+        if fn is None:
+            return lambda f: self._register(f, mutates=True, text_limit=text_limit)
+        return self._register(fn, mutates=True, text_limit=text_limit)
 
     def include(self, other: "OperationSet") -> "OperationSet":
         """Add another set's operations (an app may define its operations in several modules)."""
@@ -141,7 +160,7 @@ class OperationSet:
     def __getitem__(self, name: str) -> Operation:
         return self.operations[name]
 
-    def _register(self, fn: Callable, mutates: bool) -> Callable:
+    def _register(self, fn: Callable, mutates: bool, text_limit: int = limits.TEXT_LIMIT) -> Callable:
         where = f"{self.app}.{fn.__name__}"
         if fn.__name__ in self.operations:
             raise OperationDefinitionError(f"{where}: defined twice")
@@ -165,7 +184,7 @@ class OperationSet:
             raise OperationDefinitionError(f"{where}: a spread entity field has the name of another argument")
         self.operations[fn.__name__] = Operation(
             app=self.app, name=fn.__name__, fn=_gathering(fn, groups) if groups else fn, mutates=mutates,
-            description=description, params=params, result_type=hints["return"],
+            description=description, params=params, result_type=hints["return"], text_limit=text_limit,
         )
         return fn
 

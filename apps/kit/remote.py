@@ -22,10 +22,12 @@ class RemoteAppError(RuntimeError):
 
 
 class RemoteHost:
-    def __init__(self, app: str, url: str, timeout: float = 30.0, transport: httpx.BaseTransport | None = None):
+    def __init__(self, app: str, url: str, timeout: float = 30.0, transport: httpx.BaseTransport | None = None,
+                 token: str | None = None):
         self.app = app
         self.url = url.rstrip("/")
-        self._http = httpx.Client(base_url=self.url, transport=transport,
+        headers = {"authorization": f"Bearer {token}"} if token else {}  # the app service's admin token
+        self._http = httpx.Client(base_url=self.url, transport=transport, headers=headers,
                                   timeout=httpx.Timeout(timeout, connect=3.0))
 
     def open(self, episode_id: str, world: str, *, image: bytes | None = None,

@@ -6,17 +6,18 @@ back as ``{"error": {"type", "message", "field"}}`` with the status of their ``O
 
 from __future__ import annotations
 
-import inspect
+import json
 from typing import Any, Callable
 
-from fastapi import APIRouter, Body, Depends, Request
+from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from apps.kit.errors import OpError, from_dict
+from apps.kit.errors import Invalid, OpError, from_dict
 from apps.kit.invoker import invoke_async
 from apps.kit.operation import Operation
 
 SURFACE_HEADER = "x-officeworld-surface"
+_REF = "#/components/schemas/{model}"
 _ERROR_RESPONSES = {status: {"description": text} for status, text in (
     (403, "Forbidden for the acting user"), (404, "Not found"), (409, "Conflict with the current state"),
     (422, "Invalid argument; the message names the field"))}
@@ -33,27 +34,62 @@ def _status_of(error: dict) -> int:
 
 
 def operation_router(operations: list[Operation], get_episode: Callable) -> APIRouter:
-    """Routes for ``operations``; ``get_episode`` is a FastAPI dependency yielding the Episode."""
+    """Routes for ``operations``; ``get_episode`` is a FastAPI dependency yielding the Episode.
+
+    The body is read as raw JSON and validated by the invoker, not by FastAPI, so that a refused body
+    is recorded as a Step like any other call (and in the same form as MCP's arguments). The input
+    model still documents the body in OpenAPI (``openapi_extra``; its ``$defs`` go to the components
+    through ``document_inputs``).
+    """
     router = APIRouter()
     for op in operations:
         router.add_api_route(
             f"/{op.app}/{op.name}", _endpoint(op, get_episode), methods=["POST"],
             name=op.qualified_name, operation_id=op.qualified_name, summary=op.summary,
             description=op.description, tags=[op.app], response_model=op.result_type,
-            responses=_ERROR_RESPONSES,
+            responses=_ERROR_RESPONSES, openapi_extra={"requestBody": _request_body(op)},
         )
     return router
 
 
+def _request_body(op: Operation) -> dict:
+    schema = op.input_model.model_json_schema(ref_template=_REF)
+    schema.pop("$defs", None)
+    return {"required": False, "content": {"application/json": {"schema": schema}}}
+
+
+def document_inputs(api: FastAPI, operations: list[Operation]) -> None:
+    """Add the input models' nested schemas to ``api``'s OpenAPI components."""
+    defs = {}
+    for op in operations:
+        defs.update(op.input_model.model_json_schema(ref_template=_REF).get("$defs", {}))
+    build = api.openapi
+
+    def openapi() -> dict:
+        if api.openapi_schema is None:
+            build().setdefault("components", {}).setdefault("schemas", {}).update(defs)
+        return api.openapi_schema
+
+    api.openapi = openapi
+
+
+async def read_arguments(request: Request) -> Any:
+    """The request's JSON body as sent (``{}`` when empty); ``Invalid`` when it is not JSON at all."""
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise Invalid(f"body: not valid JSON ({type(exc).__name__}: {str(exc)[:200]})", field="body") from None
+
+
 def _endpoint(op: Operation, get_episode: Callable):
-    async def endpoint(request: Request, episode=Depends(get_episode), body: Any = None) -> Any:
-        arguments = body.model_dump(exclude_unset=True) if body is not None else {}
+    async def endpoint(request: Request, episode=Depends(get_episode)) -> Any:
+        arguments = await read_arguments(request)
         surface = "cli" if request.headers.get(SURFACE_HEADER) == "cli" else "rest"
         step = await invoke_async(episode, op, arguments, surface)
         return error_response(step.error) if step.error else JSONResponse(step.result)
 
-    params = list(inspect.signature(endpoint).parameters.values())
-    params[-1] = params[-1].replace(annotation=op.input_model | None, default=Body(None))
-    endpoint.__signature__ = inspect.Signature(params)
     endpoint.__name__ = op.qualified_name
     return endpoint

@@ -10,9 +10,11 @@ from apps.mail import models as m
 from apps.mail import schemas as s
 
 ops = OperationSet("mail")
+# Attachments travel inline (text or base64): allow about 10 MB per one rather than the kit's 100 kB.
+ATTACHMENT_TEXT_LIMIT = 10_000_000
 
 
-@ops.write
+@ops.write(text_limit=ATTACHMENT_TEXT_LIMIT)
 def send(ctx: Ctx, to: list[str], subject: str, body: str, cc: list[str] = [], bcc: list[str] = [],
          html_body: str | None = None, attachments: list[s.NewAttachment] = []) -> s.Message:
     """Send a new message. People of the company receive it in their inbox at once.
@@ -41,7 +43,7 @@ def _reply(ctx: Ctx, message_id: int, body: str, reply_all: bool, attachments: l
     return store.detail(ctx.session, delivery.deliver(ctx, msg))
 
 
-@ops.write
+@ops.write(text_limit=ATTACHMENT_TEXT_LIMIT)
 def reply(ctx: Ctx, message_id: int, body: str, attachments: list[s.NewAttachment] = []) -> s.Message:
     """Reply to the sender of a message, in the same thread (the original is quoted below).
 
@@ -53,7 +55,7 @@ def reply(ctx: Ctx, message_id: int, body: str, attachments: list[s.NewAttachmen
     return _reply(ctx, message_id, body, False, attachments)
 
 
-@ops.write
+@ops.write(text_limit=ATTACHMENT_TEXT_LIMIT)
 def reply_all(ctx: Ctx, message_id: int, body: str, attachments: list[s.NewAttachment] = []) -> s.Message:
     """Reply to the sender and every other recipient of a message (To and Cc), in the same thread.
 

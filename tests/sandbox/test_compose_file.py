@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -45,10 +46,14 @@ def test_docker_compose_resolves_it(tmp_path):
     shutil.copy(ROOT / "Dockerfile", tmp_path / "Dockerfile")
     (tmp_path / "worlds").mkdir()
     base = [_tool("docker-compose"), "-f", str(copy), "-p", "officeworld"]
-    done = subprocess.run([*base, "config", "--quiet"], capture_output=True, text=True, timeout=120)
+    env = {**os.environ, "OFFICEWORLD_ADMIN_TOKEN": "t"}
+    unset = subprocess.run([*base, "config", "--quiet"], capture_output=True, text=True, timeout=120,
+                           env={k: v for k, v in env.items() if k != "OFFICEWORLD_ADMIN_TOKEN"})
+    assert unset.returncode != 0 and "OFFICEWORLD_ADMIN_TOKEN" in unset.stderr
+    done = subprocess.run([*base, "config", "--quiet"], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     services = subprocess.run([*base, "--profile", "agent", "config", "--services"], capture_output=True,
-                              text=True, timeout=120).stdout.split()
+                              text=True, timeout=120, env=env).stdout.split()
     assert sorted(services) == sorted([*APPS, "gateway", "agent-proxy", "agent-shell"])
 
 
@@ -77,7 +82,7 @@ def test_apps_sit_only_on_internal_networks(spec):
 
 
 def test_every_service_has_a_healthcheck_and_the_gateway_waits_for_healthy_apps(spec):
-    project = compose.load(COMPOSE, {})
+    project = compose.load(COMPOSE, {"OFFICEWORLD_ADMIN_TOKEN": "t"})
     assert {s.name for s in project.services.values() if s.healthcheck is None} == set()
     assert project.services["gateway"].depends_on == {app: "service_healthy" for app in APPS}
 
@@ -115,3 +120,11 @@ def test_dockerfile_is_multi_stage_with_a_non_root_final_stage_without_build_too
 def test_dockerignore_keeps_environments_and_tests_out_of_the_image():
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert {".git", ".venv", "tests"} <= set(ignored)
+
+
+def test_the_admin_token_goes_to_the_apps_and_the_gateway_only_and_is_required():
+    project = compose.load(COMPOSE, {"OFFICEWORLD_ADMIN_TOKEN": "s3cret"})
+    given = {s.name for s in project.services.values() if s.environment.get("OFFICEWORLD_ADMIN_TOKEN") == "s3cret"}
+    assert given == {*APPS, "gateway"}
+    with pytest.raises(ValueError, match="OFFICEWORLD_ADMIN_TOKEN"):
+        compose.load(COMPOSE, {})

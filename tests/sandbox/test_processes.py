@@ -58,7 +58,9 @@ def test_an_episode_acts_over_mcp_and_the_cli_and_its_state_lives_in_the_app_ser
     # The mail service holds the changed state; a fresh episode's digest differs only in mail.
     digests = httpx.get(f"{base}/v1/episodes/{episode['id']}/digest", headers=CONTROL).json()["apps"]
     fresh = httpx.get(f"{base}/v1/episodes/{new_episode(base, world_dir)['id']}/digest", headers=CONTROL).json()["apps"]
-    admin = httpx.get(f"{backend.url('mail')}/admin/episodes/{episode['id']}/digest").json()
+    token = {"authorization": f"Bearer {backend.admin_token}"}
+    assert httpx.get(f"{backend.url('mail')}/admin/episodes/{episode['id']}/digest").status_code == 403
+    admin = httpx.get(f"{backend.url('mail')}/admin/episodes/{episode['id']}/digest", headers=token).json()
     assert admin["digest"] == digests["mail"] != fresh["mail"]
     assert digests["crm"] == fresh["crm"] and digests["docs"] == fresh["docs"]
 
@@ -66,7 +68,7 @@ def test_an_episode_acts_over_mcp_and_the_cli_and_its_state_lives_in_the_app_ser
     saved = read_trajectory(trajectories / f"{episode['id']}.jsonl")
     assert [s.operation for s in saved.steps] == ["search", "send", "search"]
     assert saved.finished and saved.footer.reason == "delete" and saved.footer.digests["mail"] == digests["mail"]
-    assert httpx.get(f"{backend.url('mail')}/admin/episodes/{episode['id']}").status_code == 404
+    assert httpx.get(f"{backend.url('mail')}/admin/episodes/{episode['id']}", headers=token).status_code == 404
 
 
 def test_fork_and_restore_work_across_services(world):
