@@ -53,7 +53,7 @@ class Operation:
 
     def __post_init__(self) -> None:
         fields = {
-            p.name: (limits.bounded(p.annotation, self.text_limit),
+            p.name: (p.annotation if p.field is not None else limits.bounded(p.annotation, self.text_limit),
                      p.field or PydanticField(... if p.required else p.default, description=p.description))
             for p in self.params
         }

@@ -10,7 +10,7 @@ import json
 import httpx
 import pytest
 from mcp import Client
-from surfaces import new_episode, run_ow
+from surfaces import CONTROL, new_episode, run_ow
 
 BAD = [  # (app/op, raw JSON body, field named, words in the message)
     ("crm/update_opportunity", '{"opportunity_id": 1, "amount": NaN}', "amount", "finite"),
@@ -31,7 +31,6 @@ BAD = [  # (app/op, raw JSON body, field named, words in the message)
     ("mail/search", json.dumps({"query": "(" * 5000}), "query", None),
     ("crm/query", json.dumps({"soql": "SELECT Id FROM Account WHERE " + "(" * 5000 + "Name = 'a'" + ")" * 5000}),
      "soql", None),
-    ("crm/query", json.dumps({"soql": "SELECT Id FROM Account WHERE " + "NOT " * 3000 + "Name = 'a'"}), "soql", None),
     ("crm/query", json.dumps({"soql": "SELECT Id FROM Account WHERE AnnualRevenue > 99999999999999999999999"}),
      "soql", None),
     ("mail/search", '{"query": ' + "[" * 50_000 + "}", "body", "not valid JSON"),
@@ -101,6 +100,8 @@ async def _raw_mcp_call(url: str, tool: str, arguments: str) -> dict:
                % (tool, arguments))
         response = await http.post(url, content=raw, headers=headers)
     assert response.status_code == 200, response.text
+    if response.headers.get("content-type", "").startswith("application/json"):
+        return response.json()  # the server answers plain JSON when the client accepts it
     data = next(line[5:] for line in response.text.splitlines() if line.startswith("data:"))
     return json.loads(data)
 
@@ -116,7 +117,7 @@ def test_mcp_answers_bad_input_with_a_tool_error_naming_the_field(live_server, w
     assert "error" not in reply, reply  # not a JSON-RPC error
     assert reply["result"]["isError"] is True
     assert json.loads(reply["result"]["content"][0]["text"])["error"]["field"] == field
-    steps = httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory").json()["steps"]
+    steps = httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory", headers=CONTROL).json()["steps"]
     assert [(s["surface"], s["error"]["field"]) for s in steps] == [("mcp", field)]
 
 
@@ -124,5 +125,5 @@ def test_ow_refusals_are_steps_too(live_server, world_dir):
     episode = new_episode(live_server, world_dir)
     result = run_ow(live_server, episode["id"], "mail", "search", "a\x01b" + "x" * 100_000)
     assert result.returncode == 2 and "query" in result.stderr and "limit of 100000" in result.stderr
-    steps = httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory").json()["steps"]
+    steps = httpx.get(f"{live_server}/v1/episodes/{episode['id']}/trajectory", headers=CONTROL).json()["steps"]
     assert [(s["surface"], s["error"]["field"]) for s in steps] == [("cli", "query")]

@@ -14,12 +14,13 @@ import typing
 
 import pytest
 import schemathesis
-from conftest import make_full_world
 from fastapi.testclient import TestClient
+from full_world import make_full_world
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 from schemathesis.core import NotSet
+from surfaces import CONTROL
 
 from simulator.episodes import EpisodeStore
 from simulator.registry import all_operations
@@ -75,7 +76,7 @@ def arguments(op) -> st.SearchStrategy:
 def world(tmp_path_factory):
     root = tmp_path_factory.mktemp("fuzz")
     store = EpisodeStore(cache_dir=root / "cache")
-    with TestClient(build_app(store), base_url="http://localhost:8000") as api:
+    with TestClient(build_app(store), base_url="http://localhost:8000", headers=CONTROL) as api:
         episode = api.post("/v1/episodes", json={"world": str(make_full_world(root / "worlds"))}).json()
         yield api, episode
 

@@ -4,7 +4,7 @@ import asyncio
 import json
 
 import httpx
-from surfaces import mcp_session, new_episode
+from surfaces import CONTROL, mcp_session, new_episode
 
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -22,7 +22,7 @@ def open_session(http: httpx.Client, url: str) -> dict:
 
 
 def steps(base: str, episode: dict) -> list:
-    return httpx.get(f"{base}/v1/episodes/{episode['id']}/trajectory").json()["steps"]
+    return httpx.get(f"{base}/v1/episodes/{episode['id']}/trajectory", headers=CONTROL).json()["steps"]
 
 
 def test_a_session_sent_to_another_episode_is_refused_and_acts_nowhere(live_server, world_dir):

@@ -11,8 +11,9 @@ from simulator.serve import serve_in_thread
 from simulator.server import build_app
 
 
-def test_a_mention_in_a_remote_docs_service_mails_through_the_local_mail_app(tmp_path, world_dir):
-    with serve_in_thread(build_app_service(DOCS, cache_dir=tmp_path / "docs-cache")) as docs_url:
+def test_a_mention_in_a_remote_docs_service_mails_through_the_local_mail_app(tmp_path, world_dir, monkeypatch):
+    monkeypatch.setenv("OFFICEWORLD_ADMIN_TOKEN", "admin-test-token")
+    with serve_in_thread(build_app_service(DOCS, cache_dir=tmp_path / "docs-cache", token="admin-test-token")) as docs_url:
         store = EpisodeStore(cache_dir=tmp_path / "cache", app_urls={"docs": docs_url})
         with TestClient(build_app(store), base_url="http://localhost:8000", headers=CONTROL) as api:
             episode = api.post("/v1/episodes", json={"world": str(world_dir)}).json()
