@@ -8,8 +8,8 @@ from __future__ import annotations
 from sqlmodel import select
 
 from apps.kit import Ctx, Invalid, NotFound, OperationSet
+from apps.mail import fastpath, operations, store
 from apps.mail import models as m
-from apps.mail import operations, store
 from apps.mail import schemas as s
 
 ops = OperationSet("mail")
@@ -90,11 +90,9 @@ def _outside_bins(labels: set[str]) -> bool:
 
 
 def _relabel(ctx: Ctx, thread_ids: list[int], add=(), remove=()) -> s.Updated:
+    """Relabel the messages of conversations (those outside trash and spam) the way single messages are."""
     ids = _entries(ctx, thread_ids, _outside_bins)
-    for entry_id in ids:
-        store.remove_labels(ctx.session, entry_id, list(remove))
-        store.add_labels(ctx.session, entry_id, list(add))
-    return s.Updated(updated=ids)
+    return fastpath.relabel(ctx, ids, add, remove) if ids else s.Updated(updated=[])
 
 
 @ops.write
