@@ -13,6 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 VENV=${OFFICEWORLD_VENV:-.venv}
 STAMP="$VENV/.officeworld-pyproject.sha256"
+SIDE=${OFFICEWORLD_SIDE_VENV:-.venv-side}
+SIDE_STAMP="$SIDE/.officeworld-side.sha256"
 NPM_STAMP=tools/inspector/node_modules/.officeworld-lock.sha256
 
 say() { echo "dev.sh: $*" >&2; }
@@ -24,8 +26,18 @@ setup() {
   if [ -n "$force" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$(digest pyproject.toml)" ]; then
     say "installing officeworld and its Python packages into $VENV (pyproject.toml is new or changed)"
     # compat: a plain path in a .pth file; the default editable finder costs every Python start (and ow) ~15 ms.
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check -e ".[test]" --config-settings editable_mode=compat
+    # PyTorch's CPU build first (a file on these machines' disk), or trl would pull a CUDA build of several GB.
+    "$VENV/bin/python" -c "import torch" 2>/dev/null || "$VENV/bin/pip" install --quiet --disable-pip-version-check "torch==2.13.0"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check -e ".[test,trl,gym,ray,plot]" --config-settings editable_mode=compat
     digest pyproject.toml > "$STAMP"
+  fi
+  # The trainers' own libraries that pin another MCP SDK (verifiers, OpenEnv's client) live in a venv of their
+  # own and reach the world over HTTP, as users run them.
+  if [ -n "$force" ] || [ "$(cat "$SIDE_STAMP" 2>/dev/null)" != "$(digest trainers/side-requirements.txt)" ]; then
+    say "installing the trainers' own libraries into $SIDE (trainers/side-requirements.txt is new or changed)"
+    [ -x "$SIDE/bin/python" ] || python3 -m venv "$SIDE"
+    "$SIDE/bin/pip" install --quiet --disable-pip-version-check -r trainers/side-requirements.txt
+    digest trainers/side-requirements.txt > "$SIDE_STAMP"
   fi
   local missing=()
   command -v bwrap >/dev/null || missing+=(bubblewrap)
