@@ -218,9 +218,10 @@ def parser(tool: dict) -> argparse.ArgumentParser:
         choices = f" One of: {', '.join(map(str, item['enum']))}." if "enum" in item else ""
         convert = _typed(typ) if typ else str
         if name == tool.get("positional") and what == "scalar":
-            default = prop.get("default")
-            cmd.add_argument(name, type=convert, help=help_text + choices, metavar=name.upper(),
-                             **({} if name in required else {"nargs": "?", "default": default}))
+            # Left out, it is not sent (the server's default applies), as with options: the step then
+            # records the arguments as REST and MCP would.
+            cmd.add_argument(name, type=convert, help=help_text + choices + _default(prop), metavar=name.upper(),
+                             **({} if name in required else {"nargs": "?", "default": None}))
         elif what == "scalar" and typ is bool:
             cmd.add_argument(_flag(name), dest=name, action=argparse.BooleanOptionalAction, default=None,
                              help=help_text + _default(prop))

@@ -26,11 +26,17 @@ def _sandbox(tmp_path: Path, system_tools: tuple[str, ...] = ("bwrap", "chromium
     shutil.copy(ROOT / "dev.sh", repo / "dev.sh")
     shutil.copy(ROOT / "pyproject.toml", repo / "pyproject.toml")
     shutil.copy(ROOT / "tools" / "inspector" / "package-lock.json", repo / "tools" / "inspector" / "package-lock.json")
+    (repo / "trainers").mkdir()
+    shutil.copy(ROOT / "trainers" / "side-requirements.txt", repo / "trainers" / "side-requirements.txt")
     venv = repo / ".venv" / "bin"
     venv.mkdir(parents=True)
     _script(venv / "python", f'exec {sys.executable} "$@"')
     _script(venv / "pip", f'echo "pip $*" >> {log}')
     _script(venv / "hello", 'echo "hello $*"')
+    side = repo / ".venv-side" / "bin"   # the trainers' own venv, made already
+    side.mkdir(parents=True)
+    _script(side / "python", "true")
+    _script(side / "pip", f'echo "side-pip $*" >> {log}')
     bin_dir.mkdir()
     for real in ("sh", "sha256sum", "cut", "cat", "mkdir", "dirname"):
         (bin_dir / real).symlink_to(shutil.which(real))
@@ -55,13 +61,17 @@ def test_dev_sh_installs_once_and_again_when_pyproject_changes(tmp_path):
     repo, dev, calls, log = _sandbox(tmp_path)
     first = dev("hello", "world")
     assert first.returncode == 0 and first.stdout == "hello world\n", first.stderr
-    assert calls() == ["pip", "npm"] and "installing officeworld" in first.stderr
-    assert "editable_mode=compat" in log.read_text()
+    assert calls() == ["pip", "side-pip", "npm"] and "installing officeworld" in first.stderr   # torch is there
+    assert "editable_mode=compat" in log.read_text() and "-r trainers/side-requirements.txt" in log.read_text()
+    n = len(calls())
     again = dev("hello")
-    assert again.returncode == 0 and calls() == ["pip", "npm"] and again.stderr == ""
+    assert again.returncode == 0 and len(calls()) == n and again.stderr == ""
     (repo / "pyproject.toml").write_text((repo / "pyproject.toml").read_text() + "\n# changed\n")
-    assert dev("hello").returncode == 0 and calls() == ["pip", "npm", "pip"]
-    assert dev("setup").returncode == 0 and calls() == ["pip", "npm", "pip", "pip", "npm"]  # setup reinstalls
+    assert dev("hello").returncode == 0 and calls()[n:] == ["pip"]
+    side = repo / "trainers" / "side-requirements.txt"
+    side.write_text(side.read_text() + "\n# changed\n")
+    assert dev("hello").returncode == 0 and calls()[n:] == ["pip", "side-pip"]
+    assert dev("setup").returncode == 0 and calls()[n + 2:] == ["pip", "side-pip", "npm"]  # setup reinstalls
 
 
 def test_dev_sh_says_what_it_installs_system_wide_before_it_does(tmp_path):
