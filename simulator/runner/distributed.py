@@ -106,7 +106,7 @@ class WorldPool:
 
     def _start(self, slot: int, generation: int):
         name = f"officeworld-{self._tag}-{slot}.{generation}"
-        handle = self._remote.options(name=name).remote(self.server, self.token)
+        handle = self._remote.options(name=name, scheduling_strategy="SPREAD").remote(self.server, self.token)
         for world, ref in self._images.items():
             handle.adopt.remote(world, ref)
         return handle, name

@@ -96,3 +96,20 @@ def test_a_killed_actor_loses_and_doubles_no_rollout(pool, single, tmp_path):
     # The same run again: everything is done, nothing runs, the same results come back from the files.
     again = run_on_ray(OraclePolicy(**POLICY), TASKS, settings, tmp_path, pool=pool)
     assert again.ran == 0 and {(r["task"], r["sample"]): r["reward"] for r in again.results} == single
+
+
+def test_a_world_server_can_be_the_client_of_a_gateway(single, tmp_path):
+    """The actor's body, without Ray: rollouts against a gateway, whose own folder keeps the files."""
+    from simulator.runner.distributed import WorldServer
+
+    folder = tmp_path / "gateway"
+    with serve_in_thread(build_app(EpisodeStore(trajectory_dir=folder), token="gw")) as base:
+        server = WorldServer(server=base, token="gw")
+        settings = RunSettings(name="via-gateway", k=1)
+
+        async def go():
+            return [await server.rollout(OraclePolicy(**POLICY), settings, t, 0) for t in TASKS]
+        got = asyncio.run(go())
+    assert all(g["trajectory"] is None for g in got)
+    assert {g["result"]["task"]: g["result"]["reward"] for g in got} == {t: single[t, 0] for t in TASKS}
+    assert {k: f.footer.total for k, f in _files(folder).items()} == {(t, 0): single[t, 0] for t in TASKS}
