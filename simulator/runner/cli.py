@@ -100,6 +100,10 @@ def _run_on_ray(address, actors, policy, settings, suite, tasks, out: Path, serv
     from simulator.runner.distributed import run_on_ray, suite_tasks
     from simulator.runner.run import report
 
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise typer.BadParameter("needs Ray: pip install 'officeworld[ray]'", param_hint="--ray") from None
     if server is None:
         try:
             chosen = suite_tasks(suite, tasks)

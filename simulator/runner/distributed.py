@@ -32,6 +32,7 @@ from pathlib import Path
 import httpx
 
 from simulator.runner.policy import Policy
+from simulator.runner.rollout import Rollout
 from simulator.runner.run import RunSettings, guarded, log_result, plan
 
 
@@ -124,6 +125,10 @@ class WorldPool:
         ray.get([handle.adopt.remote(w, self._images[w]) for handle, _ in self.slots for w in new])
 
     def replace(self, slot: int) -> None:
+        """A fresh actor in ``slot``; the old one is killed (an unavailable one might come back)."""
+        import ray
+
+        ray.kill(self.slots[slot][0])
         self.replaced += 1
         self.slots[slot] = self._start(slot, self.replaced)
 
@@ -221,6 +226,9 @@ def _gather(pool: WorldPool, policy, todo, settings, out_dir, trajectories, prog
                     pool.replace(n)
                     load[n] = 0
                 continue
+            except ray.exceptions.RayTaskError as exc:   # a bug in the actor's own code: this rollout is lost
+                got = {"result": {**Rollout(task, sample).as_dict(), "failure": "runner_error",
+                                  "detail": str(exc)[-300:]}, "trajectory": None}
             result = got["result"]
             if got["trajectory"] is not None and trajectories is not None:
                 _write(trajectories / f"{result['episode']}.jsonl", got["trajectory"])
