@@ -113,3 +113,19 @@ def test_a_world_server_can_be_the_client_of_a_gateway(single, tmp_path):
     assert all(g["trajectory"] is None for g in got)
     assert {g["result"]["task"]: g["result"]["reward"] for g in got} == {t: single[t, 0] for t in TASKS}
     assert {k: f.footer.total for k, f in _files(folder).items()} == {(t, 0): single[t, 0] for t in TASKS}
+
+
+def test_the_cli_wants_exactly_one_policy():
+    from typer.testing import CliRunner
+
+    from simulator.cli import cli
+
+    def run(*argv: str) -> tuple[int, str]:
+        result = CliRunner().invoke(cli, ["run", *argv])
+        return result.exit_code, " ".join(result.output.replace("│", " ").split())   # the box rich draws, unwrapped
+
+    for argv in (["--task", TASKS[0]], ["--task", TASKS[0], "--scripted", "--model", "http://x/v1"]):
+        code, output = run(*argv)
+        assert code == 2 and "--model URL or --scripted" in output, output
+    code, output = run("--task", "no-such-task", "--scripted", "--ray", "local")
+    assert code == 2 and "no task 'no-such-task'" in output, output
