@@ -145,11 +145,18 @@ def mcp(world: str = typer.Option("acme", help="World to start the episode in"),
 
 @cli.command()
 def bench(world: str = typer.Option("acme", help="World to measure"),
-          repeat: int = typer.Option(200, help="Samples per figure")) -> None:
+          repeat: int = typer.Option(200, help="Samples per figure"),
+          ray: bool = typer.Option(False, "--ray", help="Also rollouts per second in one process and over 1 and 2 "
+                                   "Ray actors (starts a local Ray; a few minutes)")) -> None:
     """Measure episode create/fork, operation and MCP latencies and memory; print JSON."""
     from simulator.bench import run
 
-    print(json.dumps(run(world, repeat), indent=2))
+    figures = run(world, repeat)
+    if ray:
+        from simulator.runner import bench_ray
+
+        figures["ray"] = bench_ray.run()
+    print(json.dumps(figures, indent=2))
 
 
 def main() -> None:

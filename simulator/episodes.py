@@ -96,6 +96,17 @@ class EpisodeStore:
                 self._worlds[name] = CompiledWorld(info.name, root, info, images)
             return self._worlds[name]
 
+    def adopt(self, name: str, images: dict[str, bytes]) -> CompiledWorld:
+        """Serve world ``name`` from pristine images compiled elsewhere (shipped to a Ray node once)
+        instead of compiling it here; only its ``world.yaml`` is read from the local folder."""
+        try:
+            root, info = load_info(name, world_sections(self.apps))
+        except WorldError as exc:
+            raise NotFound(str(exc), field="world") from None
+        with self._lock:
+            self._worlds[name] = CompiledWorld(info.name, root, info, dict(images))
+            return self._worlds[name]
+
     def create(self, world: str, actor: str | None = None, *, task=None, record: bool | None = None,
                meta: dict | None = None) -> Episode:
         """A fresh episode; ``task`` (a ``tasks.model.Task``) goes into its trajectory file's header."""

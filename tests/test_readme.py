@@ -61,6 +61,13 @@ NOT_RUN = {
     "officeworld grade runs/x/trajectories/": "reads the run above; tests/simulator/test_replay_tasks.py runs it",
     "officeworld trajectories export runs/x/trajectories/ --format jsonl --out sft.jsonl":
         "reads the run above; tests/simulator/test_replay_tasks.py runs export",
+    "officeworld run --suite crm --scripted --k 4 --out runs/smoke":
+        "a minute of rollouts; tests/simulator/test_runner_ray.py runs the scripted policy in one process and on Ray",
+    "officeworld run --suite crm --scripted --k 4 --ray local --actors 2 --out runs/smoke-ray":
+        "starts Ray; tests/simulator/test_runner_ray.py runs the same over two actors on a local Ray",
+    "ray start --head --port 6379": "starts a Ray head that outlives the test; the tests start Ray with ray.init",
+    "officeworld run --suite crm --model http://gpu-box:8080/v1 --k 16 --ray auto --actors 16 --out runs/x":
+        "needs a Ray cluster and a model endpoint",
     "./dev.sh up": "serves until stopped; the server it starts is the one started here",
     "./dev.sh test": "it runs this suite",
     "officeworld worlds check path/to/world": "a placeholder path; tests/worlds/test_cli.py checks worlds",

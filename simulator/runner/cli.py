@@ -1,4 +1,5 @@
-"""``officeworld run``: a suite's tasks, K rollouts each, against an OpenAI-compatible model."""
+"""``officeworld run``: a suite's tasks, K rollouts each, against an OpenAI-compatible model (or the
+scripted oracle policy), in this process or over Ray actors (``--ray``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ import typer
 
 
 def run_command(
-        model: str = typer.Option(..., "--model", help="The policy's OpenAI-compatible server (http://host:port/v1)"),
+        model: str = typer.Option(None, "--model", help="The policy's OpenAI-compatible server (http://host:port/v1)"),
+        scripted: bool = typer.Option(False, "--scripted", help="Instead of a model: replay each task's oracle, "
+                                      "leaving a step out by a seeded chance (smoke runs, tests)"),
+        slip: float = typer.Option(0.3, min=0.0, max=1.0, help="With --scripted: the chance a rollout goes wrong"),
+        seed: int = typer.Option(0, help="With --scripted: which rollouts go wrong"),
+        ray: str = typer.Option(None, "--ray", metavar="ADDRESS", help="Run over Ray actors: 'local' starts Ray here, "
+                                "'auto' joins this machine's cluster, or a head address (ray://host:10001)"),
+        actors: int = typer.Option(2, min=1, help="With --ray: world server actors"),
         suite: str = typer.Option(None, help="Run this suite's tasks"),
         task: list[str] = typer.Option([], "--task", help="Run this task (repeatable; with or instead of --suite)"),
         k: int = typer.Option(8, "--k", min=1, help="Rollouts per task"),
@@ -32,11 +40,18 @@ def run_command(
     """K rollouts per task in parallel; a results table and JSON (reward mean, pass@1, pass@k, pass^k, learnable)."""
     from simulator.runner.model import Model
     from simulator.runner.run import RunSettings
+    from simulator.runner.scripted import OraclePolicy
 
+    if scripted == (model is not None):
+        raise typer.BadParameter("give the policy: --model URL or --scripted (one of them)", param_hint="--model")
     settings = RunSettings(name=name or out.resolve().name, k=k, concurrency=concurrency, max_turns=max_turns)
-    policy = Model(url=model, name=model_name, api_key=api_key, timeout=timeout, temperature=temperature)
-    with _server(server, token, out, trajectories) as (base, secret, folder):
-        result = asyncio.run(_run(base, secret, folder, policy, settings, suite, task, out))
+    policy = OraclePolicy(slip=slip, seed=seed) if scripted else Model(
+        url=model, name=model_name, api_key=api_key, timeout=timeout, temperature=temperature)
+    if ray is not None:
+        result = _run_on_ray(ray, actors, policy, settings, suite, task, out, server, token, trajectories)
+    else:
+        with _server(server, token, out, trajectories) as (base, secret, folder):
+            result = asyncio.run(_run(base, secret, folder, policy, settings, suite, task, out))
     (out / "results.json").write_text(json.dumps(result, indent=1))
     _print_table(result)
     typer.echo(f"results: {out / 'results.json'}", err=True)
@@ -75,8 +90,46 @@ async def _run(base, token, folder, policy, settings, suite, tasks, out: Path) -
                     bar.update(job, total=total)
                 bar.advance(job, advance)
             results = await run_rollouts(ow, policy, chosen, settings, out, folder, progress)
-    return report(results, settings, {"model": policy.url, "model_name": policy.name, "suite": suite,
+    return report(results, settings, {**policy.describe(), "suite": suite,
                                       "finished_at": datetime.now(timezone.utc).isoformat()})
+
+
+def _run_on_ray(address, actors, policy, settings, suite, tasks, out: Path, server, token, trajectories) -> dict:
+    from rich.progress import Progress
+
+    from simulator.runner.distributed import run_on_ray, suite_tasks
+    from simulator.runner.run import report
+
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise typer.BadParameter("needs Ray: pip install 'officeworld[ray]'", param_hint="--ray") from None
+    if server is None:
+        try:
+            chosen = suite_tasks(suite, tasks)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--task") from None
+    else:
+        from simulator.client import Client
+
+        with Client(server, token) as ow:
+            chosen = list(tasks) + ([t["id"] for t in ow.tasks(suite=suite)] if suite else [])
+    if not chosen:
+        raise typer.BadParameter("no task: give --suite NAME (with tasks) or --task ID", param_hint="--suite")
+    with Progress(transient=False) as bar:
+        job = bar.add_task(f"{settings.name}: {len(chosen)} task(s) x {settings.k} on {actors} Ray actor(s)", total=None)
+
+        def progress(advance: int, total: int | None) -> None:
+            if total is not None:
+                bar.update(job, total=total)
+            bar.advance(job, advance)
+        gathered = run_on_ray(policy, chosen, settings, out, actors=actors, server=server, token=token,
+                              trajectories=trajectories, progress=progress,
+                              address=None if address == "local" else address)
+    ray_info = {"address": address, "actors": actors, "retried": gathered.retried, "replaced": gathered.replaced,
+                "rollouts_per_second": round(gathered.ran / gathered.seconds, 2) if gathered.seconds else None}
+    return report(gathered.results, settings, {**policy.describe(), "suite": suite, "ray": ray_info,
+                                               "finished_at": datetime.now(timezone.utc).isoformat()})
 
 
 def _print_table(result: dict) -> None:

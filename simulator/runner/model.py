@@ -44,6 +44,14 @@ class Model:
             return url
         return url + ("/chat/completions" if url.endswith("/v1") else "/v1/chat/completions")
 
+    async def reply(self, http: httpx.AsyncClient, messages: list[dict], tools: list[dict], *,
+                    task: str, sample: int) -> dict:
+        """The ``Policy`` seam: one completion, the sample index as the seed."""
+        return await complete(http, self, messages, tools, seed=sample)
+
+    def describe(self) -> dict:
+        return {"model": self.url, "model_name": self.name}
+
 
 async def complete(http: httpx.AsyncClient, model: Model, messages: list[dict], tools: list[dict],
                    seed: int | None = None) -> dict:

@@ -14,7 +14,8 @@ from dataclasses import asdict, dataclass, field
 import httpx
 
 from simulator.client import AsyncClient, ControlError
-from simulator.runner.model import Model, ModelFailure, complete
+from simulator.runner.model import ModelFailure
+from simulator.runner.policy import Policy
 from simulator.trajectories.export import SYSTEM_PROMPT
 
 SUBMIT = "task_submit_answer"
@@ -39,14 +40,14 @@ class Rollout:
         return asdict(self)
 
 
-async def rollout(ow: AsyncClient, http: httpx.AsyncClient, model: Model, task: str, sample: int,
+async def rollout(ow: AsyncClient, http: httpx.AsyncClient, policy: Policy, task: str, sample: int,
                   max_turns: int = 30, meta: dict | None = None) -> Rollout:
     out = Rollout(task, sample)
     episode = await ow.create_episode(task, meta={**(meta or {}), "task": task, "sample": sample})
     out.episode = episode["id"]
     try:
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": episode["task"]["prompt"]}]
-        await _converse(ow, http, model, episode, messages, out, max_turns)
+        await _converse(ow, http, policy, episode, messages, out, max_turns)
         reward = await ow.finish(out.episode)
         out.reward, out.passed = reward["total"], reward["passed"]
     finally:
@@ -54,11 +55,11 @@ async def rollout(ow: AsyncClient, http: httpx.AsyncClient, model: Model, task: 
     return out
 
 
-async def _converse(ow, http, model, episode, messages, out: Rollout, max_turns: int) -> None:
+async def _converse(ow, http, policy: Policy, episode, messages, out: Rollout, max_turns: int) -> None:
     tools = episode["tools"]["openai"]
     for out.turns in range(1, max_turns + 1):
         try:
-            message = await complete(http, model, messages, tools, seed=out.sample)
+            message = await policy.reply(http, messages, tools, task=out.task, sample=out.sample)
         except ModelFailure as exc:
             out.failure, out.detail = exc.reason, str(exc)[:300]
             return

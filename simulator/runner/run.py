@@ -4,6 +4,7 @@ Each rollout's episode keeps a trajectory file whose header carries ``meta`` {ru
 A rollout counts as done when its file ends with the footer of a finish; starting the same run
 again (same name, same trajectory folder) runs only the rollouts not done, so an interrupted run
 resumes where it stopped. ``rollouts.jsonl`` in the output folder keeps each rollout's details.
+``distributed.run_on_ray`` runs the same plan over Ray actors and writes the same files.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import httpx
 
 from simulator.client import AsyncClient
 from simulator.runner.metrics import summarise
-from simulator.runner.model import Model
+from simulator.runner.policy import Policy
 from simulator.runner.rollout import Rollout, rollout
 from simulator.trajectories.files import TrajectoryFileError, files_in, read
 
@@ -47,14 +48,26 @@ def done_rollouts(folder: Path | None, run: str) -> dict[tuple[str, int], dict]:
     return out
 
 
-async def run_rollouts(ow: AsyncClient, model: Model, tasks: list[str], settings: RunSettings,
-                       out_dir: Path, trajectories: Path | None, progress=None) -> list[dict]:
-    """Every (task, sample) not yet done, run under the concurrency bound; returns all results."""
+def plan(tasks: list[str], settings: RunSettings, out_dir: Path,
+         trajectories: Path | None) -> tuple[list[dict], list[tuple[str, int]]]:
+    """The results of the rollouts already done (resumed), and the (task, sample) still to run."""
     out_dir.mkdir(parents=True, exist_ok=True)
     previous = done_rollouts(trajectories, settings.name)
     details = _details(out_dir / "rollouts.jsonl", settings.name)
     results = [details.get(key, value) for key, value in previous.items() if key[0] in tasks and key[1] < settings.k]
-    todo = [(t, s) for t in tasks for s in range(settings.k) if (t, s) not in previous]
+    return results, [(t, s) for t in tasks for s in range(settings.k) if (t, s) not in previous]
+
+
+def log_result(log, settings: RunSettings, result: dict) -> None:
+    log.write(json.dumps({"run": settings.name, **result}) + "\n")
+    log.flush()
+
+
+async def run_rollouts(ow: AsyncClient, model: Policy, tasks: list[str], settings: RunSettings,
+                       out_dir: Path, trajectories: Path | None, progress=None) -> list[dict]:
+    """Every (task, sample) not yet done, run under the concurrency bound; returns all results.
+    ``model`` is any ``Policy`` (an OpenAI-compatible ``Model``, a scripted one)."""
+    results, todo = plan(tasks, settings, out_dir, trajectories)
     if progress is not None:
         progress(len(results), len(results) + len(todo))
     gate = asyncio.Semaphore(settings.concurrency)
@@ -62,9 +75,8 @@ async def run_rollouts(ow: AsyncClient, model: Model, tasks: list[str], settings
     async with httpx.AsyncClient(limits=httpx.Limits(max_connections=settings.concurrency * 2)) as http:
         async def one(task: str, sample: int) -> dict:
             async with gate:
-                result = await _guarded(ow, http, model, task, sample, settings)
-            log.write(json.dumps({"run": settings.name, **result}) + "\n")
-            log.flush()
+                result = await guarded(ow, http, model, task, sample, settings)
+            log_result(log, settings, result)
             if progress is not None:
                 progress(1, None)
             return result
@@ -73,10 +85,10 @@ async def run_rollouts(ow: AsyncClient, model: Model, tasks: list[str], settings
     return results
 
 
-async def _guarded(ow, http, model, task, sample, settings: RunSettings) -> dict:
+async def guarded(ow, http, policy: Policy, task, sample, settings: RunSettings) -> dict:
     """A rollout; a failure of the control plane itself (not the policy's doing) is reported, not raised."""
     try:
-        result = await rollout(ow, http, model, task, sample, settings.max_turns, meta={"run": settings.name})
+        result = await rollout(ow, http, policy, task, sample, settings.max_turns, meta={"run": settings.name})
         return result.as_dict()
     except Exception as exc:  # the server went away, a task could not start: this rollout is lost, not the run
         return {**Rollout(task, sample).as_dict(), "failure": "runner_error", "detail": f"{type(exc).__name__}: {exc}"[:300]}
