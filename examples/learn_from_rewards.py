@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
 
     with learn.world_server(args.out, args.server, args.token) as (base, token):
         if args.trl:
-            from trainers.trl import train   # imported here: TRL and a GPU are needed only for this path
+            from trainers.trl import train  # imported here: TRL and a GPU are needed only for this path
 
             steps = train(args.trl, tasks, server=base, token=token, steps=args.rounds, k=args.k, out=args.out)
             rows = [{"round": r["step"], "reward_mean": r["reward_mean"], "pass@1": r["pass_rate"], "tasks": {}}

@@ -1,10 +1,12 @@
 """A small policy over the tools' action space: a log-linear softmax over tool calls, no model weights.
 
-What it is given: the task's prompt, the tools' JSON schemas (as an agent gets them from the episode)
-and the results of its own calls. Never the oracle, the bindings or the criteria. Each step is a few
-choices, each a softmax over candidates scored by a weight vector over sparse features:
+What it is given: the task's prompt, its public ``apps`` (``GET /v1/tasks/{id}``), the tools' JSON
+schemas (as an agent gets them from the episode) and the results of its own calls. Never the oracle,
+the bindings or the criteria. Each step is a few choices, each a softmax over candidates scored by a
+weight vector over sparse features plus a fixed prior:
 
-- the tool, among those whose required arguments it can fill (an id needs an id seen in a result);
+- the tool, among ``task_submit_answer`` and the task's apps' tools that search or share a word with
+  the prompt, and whose required arguments it can fill (an id needs an id seen in a result);
 - each required argument's value, then at most one optional argument (or none) and its value.
   Candidate values: phrases of the prompt (quoted text, capitalised names, file names) for text,
   the schema's enum values, ids and short strings seen in the last result (named by where they
@@ -12,9 +14,11 @@ choices, each a softmax over candidates scored by a weight vector over sparse fe
 
 Features name the choice both for every task (``mail_search>task_submit_answer``,
 ``task_submit_answer.answer<-messages[0].sender_name``) and for this task alone; all weights start
-at zero. A fixed prior adds the overlap between the prompt's words and a tool's name and summary (and
-an enum value found in the prompt), so that the first rollouts are not a uniform draw over ~120 tools.
-A rollout ends at ``task_submit_answer`` or after ``max_steps`` calls; the reward is the world's.
+at zero. The prior, so that the first rollouts are better than a uniform draw: words of a tool's name
+in the prompt (its verb twice), its app named there, searching before anything is seen and
+answering after; a schema's first argument, a quoted phrase, an enum value the prompt says, a
+list's first item and a key the prompt names. A rollout ends at ``task_submit_answer`` or after
+``max_steps`` calls; the reward is the world's.
 """
 
 from __future__ import annotations
