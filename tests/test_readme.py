@@ -68,6 +68,14 @@ NOT_RUN = {
     "ray start --head --port 6379": "starts a Ray head that outlives the test; the tests start Ray with ray.init",
     "officeworld run --suite crm --model http://gpu-box:8080/v1 --k 16 --ray auto --actors 16 --out runs/x":
         "needs a Ray cluster and a model endpoint",
+    "python examples/learn_from_rewards.py --out runs/learn":
+        "minutes on this CPU; tests/trainers/test_learn_from_rewards.py runs a short seeded version",
+    "python examples/learn_from_rewards.py --model http://127.0.0.1:8080/v1 --rounds 4 --out runs/learn-llm":
+        "needs a model endpoint; the runner it uses is tested in tests/simulator/test_runner.py",
+    "python examples/learn_from_rewards.py --trl Qwen/Qwen3-0.6B --rounds 50 --out runs/learn-trl":
+        "needs a GPU and the model's weights; trainers/trl.py has its own tests",
+    "officeworld learnability --suite crm --model http://127.0.0.1:8080/v1 --k 16 --out runs/crm-learn":
+        "needs a model endpoint; tests/simulator/test_learnability.py drives it with a scripted model",
     "./dev.sh up": "serves until stopped; the server it starts is the one started here",
     "./dev.sh test": "it runs this suite",
     "officeworld worlds check path/to/world": "a placeholder path; tests/worlds/test_cli.py checks worlds",

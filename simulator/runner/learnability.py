@@ -1,0 +1,105 @@
+"""``officeworld learnability``: which tasks are worth training a policy on.
+
+K rollouts per task with the agent runner (``run_rollouts``, unchanged), then pass@1 against pass@k
+per task. A task no rollout passes (0 of k) gives a group-relative trainer nothing to compare: every
+advantage is zero, the policy cannot learn from it yet. A task every rollout passes (k of k) is
+already solved: nothing to learn either. The band between is where the gradient is. Written as a
+table, ``learnability.json`` and ``learnability.png`` (pass@1 against pass@k, one point per task).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import typer
+
+FLAGS = {"never": "cannot learn (0 of k)", "always": "already solved (k of k)", "learnable": "train on"}
+COLOURS = {"never": "#c0392b", "always": "#7f8c8d", "learnable": "#27ae60"}
+
+
+def learnability(result: dict) -> dict:
+    """The runner's report reduced to a verdict per task, and the three lists."""
+    k = result["k"]
+    tasks = {t: {"passed": m["passed"], "samples": m["samples"], "pass@1": m["pass@1"], f"pass@{k}": m[f"pass@{k}"],
+                 "reward_mean": m["reward_mean"], "flag": m["class"], "verdict": FLAGS[m["class"]]}
+             for t, m in result["tasks"].items()}
+    return {"run": result["run"], "k": k, "suite": result.get("suite_name"), "tasks": tasks,
+            "train_on": [t for t, m in tasks.items() if m["flag"] == "learnable"],
+            "cannot_learn": [t for t, m in tasks.items() if m["flag"] == "never"],
+            "already_solved": [t for t, m in tasks.items() if m["flag"] == "always"],
+            "failures": result["failures"]}
+
+
+def plot(summary: dict, path: Path) -> None:
+    """pass@1 (x) against pass@k (y), a point per task coloured by its flag."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    k = summary["k"]
+    fig, ax = plt.subplots(figsize=(6.4, 4.8), dpi=110)
+    for flag, colour in COLOURS.items():
+        points = [(m["pass@1"], m[f"pass@{k}"], t) for t, m in summary["tasks"].items() if m["flag"] == flag]
+        if points:
+            ax.scatter([p[0] for p in points], [p[1] for p in points], color=colour, label=FLAGS[flag], zorder=2)
+        for x, y, task in points:
+            ax.annotate(task, (x, y), fontsize=6, xytext=(3, 3), textcoords="offset points")
+    ax.set(xlabel="pass@1", ylabel=f"pass@{k}", xlim=(-0.05, 1.05), ylim=(-0.05, 1.1),
+           title=f"learnability of {summary['suite'] or 'the tasks'} (k={k})")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def learnability_command(
+        model: str = typer.Option(..., "--model", help="The policy's OpenAI-compatible server (http://host:port/v1)"),
+        suite: str = typer.Option(None, help="Judge this suite's tasks"),
+        task: list[str] = typer.Option([], "--task", help="Judge this task (repeatable; with or instead of --suite)"),
+        k: int = typer.Option(16, "--k", min=2, help="Rollouts per task"),
+        concurrency: int = typer.Option(8, min=1, help="Rollouts at once"),
+        max_turns: int = typer.Option(30, min=1, help="Model turns per rollout before it is cut off"),
+        model_name: str = typer.Option("default", help="The model name sent in each request"),
+        api_key: str = typer.Option(None, envvar="OFFICEWORLD_MODEL_API_KEY", help="Bearer key for the model server"),
+        timeout: float = typer.Option(120.0, help="Seconds to wait for one model reply"),
+        temperature: float = typer.Option(1.0, help="Sampling temperature (spread between samples is the point)"),
+        out: Path = typer.Option(Path("runs/learnability"), help="Folder for learnability.json/.png and the run's files"),
+        server: str = typer.Option(None, help="An officeworld server to use (default: one in this process)"),
+        token: str = typer.Option(None, envvar="OFFICEWORLD_TOKEN", help="The server's control token")) -> None:
+    """pass@1 against pass@k per task: the tasks a policy cannot learn from, those it solves, the band to train on."""
+    from simulator.runner.cli import _run, _server
+    from simulator.runner.model import Model
+    from simulator.runner.run import RunSettings
+
+    settings = RunSettings(name=out.resolve().name, k=k, concurrency=concurrency, max_turns=max_turns)
+    policy = Model(url=model, name=model_name, api_key=api_key, timeout=timeout, temperature=temperature)
+    with _server(server, token, out, None) as (base, secret, folder):
+        result = asyncio.run(_run(base, secret, folder, policy, settings, suite, task, out))
+    summary = learnability({**result, "suite_name": suite})
+    (out / "results.json").write_text(json.dumps(result, indent=1))
+    (out / "learnability.json").write_text(json.dumps(summary, indent=1))
+    plot(summary, out / "learnability.png")
+    _print(summary)
+    typer.echo(f"table: {out / 'learnability.json'}  plot: {out / 'learnability.png'}", err=True)
+
+
+def _print(summary: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    k = summary["k"]
+    table = Table("task", "passed", "pass@1", f"pass@{k}", "verdict", title=f"learnability (k={k})")
+    order = {"learnable": 0, "never": 1, "always": 2}
+    for task_id, m in sorted(summary["tasks"].items(), key=lambda item: (order[item[1]["flag"]], item[0])):
+        table.add_row(task_id, f"{m['passed']}/{m['samples']}", f"{m['pass@1']:.2f}", f"{m[f'pass@{k}']:.2f}",
+                      m["verdict"], style="green" if m["flag"] == "learnable" else None)
+    console = Console()
+    console.print(table)
+    console.print(f"train on {len(summary['train_on'])}, cannot learn {len(summary['cannot_learn'])}, "
+                  f"already solved {len(summary['already_solved'])}")
+    if summary["failures"]:
+        console.print("failures: " + ", ".join(f"{why} {n}" for why, n in sorted(summary["failures"].items())))
