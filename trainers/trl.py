@@ -292,16 +292,17 @@ def _world(server: str | None, token: str | None, trajectories: Path):
 
 def train(model: str, tasks: list[str], *, server: str | None = None, token: str | None = None, steps: int = 20,
           k: int = 4, out: Path, config: dict | None = None) -> list[dict]:
-    """GRPO on ``tasks`` with the world's reward: each step, ``k`` rollouts of every task. Returns per step
-    ``{step, reward_mean, pass_rate}``, also written to ``out/trl_steps.json`` (TRL's whole log: ``trl_log.json``); the server (default: one in this
-    process) writes trajectory files to ``out/trajectories``. ``config`` overrides ``GRPOConfig`` fields."""
+    """GRPO on ``tasks`` with the world's reward: each step, ``k`` rollouts of every task (generated together,
+    one task's group per backward pass). Returns per step ``{step, reward_mean, pass_rate}``, also written to
+    ``out/trl_steps.json`` (TRL's whole log: ``out/trl_log.json``). The server (default: one in this process)
+    writes trajectory files to ``out/trajectories``. ``config`` overrides ``GRPOConfig`` fields."""
     import torch
     from trl import GRPOConfig, GRPOTrainer
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     settings = dict(output_dir=str(out / "trl"), max_steps=steps, num_generations=k, logging_steps=1,
-                    per_device_train_batch_size=k * len(tasks), gradient_accumulation_steps=1,
+                    per_device_train_batch_size=k, gradient_accumulation_steps=len(tasks),
                     max_completion_length=2048, learning_rate=1e-5, report_to="none", save_strategy="no",
                     bf16=torch.cuda.is_available(), use_cpu=not torch.cuda.is_available(),
                     chat_template_kwargs={"enable_thinking": False}, reward_weights=[0.0] * len(ROLES))

@@ -27,7 +27,9 @@ from trainers.trl import (SUBMIT, Criterion, OfficeWorld, ToolError, dataset, go
                           train)
 
 TASK = "crm-answer-globex-open-cases"
+OTHER = "crm-answer-negotiation-total"   # the tiny policy was not taught this one
 STEPS, K = 3, 4
+BATCH = 2 * K   # rollouts per step: K of each task
 
 
 @pytest.fixture(autouse=True)
@@ -62,21 +64,24 @@ def test_grpo_steps_log_the_rewards_the_world_recorded(right_answer, tmp_path):
     prompt = task_catalog(EpisodeStore(trajectory_dir=None)).tasks[TASK].prompt
     model = _policy(tmp_path / "model", prompt, right_answer)
     out = tmp_path / "run"
-    rows = train(model, [TASK], steps=STEPS, k=K, out=out,
+    rows = train(model, [TASK, OTHER], steps=STEPS, k=K, out=out,
                  config={"max_completion_length": 96, "learning_rate": 1e-3, "seed": 0})
 
-    # The world's record: one finished file per rollout, in creation order; each step made K of them.
+    # The world's record: one finished file per rollout, in creation order; each step made BATCH of them.
     files = sorted((read(p) for p in files_in(out / "trajectories")), key=lambda f: f.header.started)
-    assert len(files) == STEPS * K and all(f.footer and f.footer.reward for f in files)
-    for f in files:
+    assert len(files) == STEPS * BATCH and all(f.footer and f.footer.reward for f in files)
+    for step in range(STEPS):
+        assert sorted(f.header.task.id for f in files[step * BATCH:(step + 1) * BATCH]) == [TASK] * K + [OTHER] * K
+    taught = [f for f in files if f.header.task.id == TASK]
+    for f in taught:
         answers = [s.arguments.get("answer") for s in f.steps if s.tool == SUBMIT and s.error is None]
         assert f.footer.passed == (answers == [right_answer])
-    assert {f.footer.passed for f in files} == {True, False}, "the tiny policy should answer both ways"
+    assert {f.footer.passed for f in taught} == {True, False}, "the tiny policy should answer both ways"
 
     logs = [log for log in json.loads((out / "trl_log.json").read_text()) if "reward" in log]
     assert [r["step"] for r in rows] == [1, 2, 3] and len(logs) == STEPS
     for step, (row, log) in enumerate(zip(rows, logs)):
-        batch = files[step * K:(step + 1) * K]
+        batch = files[step * BATCH:(step + 1) * BATCH]
         world_mean = statistics.mean(f.footer.total for f in batch)
         assert row["reward_mean"] == pytest.approx(world_mean, abs=1e-6)
         assert log["reward"] == pytest.approx(world_mean, abs=1e-6)   # the criteria views have weight 0
