@@ -119,7 +119,9 @@ def local_world() -> tuple[str, str]:
     """(URL, token) of a world served in this process on loopback, started on first use, stopped at exit."""
     with _lock:
         if "world" not in _local:
-            _local["world"] = _serve(contextlib.ExitStack(), None)
+            stack = contextlib.ExitStack()
+            atexit.register(stack.close)
+            _local["world"] = _serve(stack, None)
         return _local["world"]
 
 
@@ -130,7 +132,6 @@ def _serve(stack: contextlib.ExitStack, trajectories: Path | None) -> tuple[str,
 
     token = "ow_" + secrets.token_urlsafe(16)
     url = stack.enter_context(serve_in_thread(build_app(EpisodeStore(trajectory_dir=trajectories), token=token)))
-    atexit.register(stack.close)
     return url, token
 
 

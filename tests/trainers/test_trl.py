@@ -23,8 +23,7 @@ from simulator.tasks import task_catalog
 from simulator.trajectories.export import SYSTEM_PROMPT
 from simulator.trajectories.files import files_in, read
 from tasks.refs import resolve
-from trainers.trl import (SUBMIT, Criterion, OfficeWorld, ToolError, dataset, goals, guards, passed, penalties,
-                          train)
+from trainers.trl import SUBMIT, Criterion, OfficeWorld, ToolError, dataset, goals, guards, local_world, passed, penalties, train
 
 TASK = "crm-answer-globex-open-cases"
 OTHER = "crm-answer-negotiation-total"   # the tiny policy was not taught this one
@@ -117,7 +116,7 @@ def test_the_environment_is_the_worlds_tools_and_protocol():
     assert env.get_reward() == 1.0
     assert [f([env]) for f in (goals, guards, penalties, passed)] == [[1.0], [1.0], [1.0], [1.0]]
     assert Criterion("count")([env]) == [1.0] and Criterion("nope")([env]) == [None]
-    with Client(*_local()) as ow:
+    with Client(*local_world()) as ow:
         assert ow.episodes(task=TASK) == []   # graded, then deleted
 
     env.reset(task=TASK)   # nothing done: the goal fails, the guards pass
@@ -127,8 +126,3 @@ def test_the_environment_is_the_worlds_tools_and_protocol():
     assert TASK in [r["task"] for r in rows] and rows[0]["prompt"][-1] == {"role": "user", "content": ""}
     factory = pickle.loads(pickle.dumps(OfficeWorld.factory("http://127.0.0.1:1", "t")))
     assert factory.func is OfficeWorld and pickle.loads(pickle.dumps(Criterion("count"))).__name__ == "criterion:count"
-
-
-def _local():
-    from trainers.trl import local_world
-    return local_world()
