@@ -14,11 +14,12 @@ dataset helper and ``train``. Everything goes through the control-plane client; 
   world's tools, with its signature and Google docstring made from the tool's JSON schema, so
   ``transformers.utils.get_json_schema`` reads it back; a tool error is raised as ``ToolError`` (TRL hands the
   message to the model). ``get_reward`` finishes the episode, deletes it and returns the world's ``total``; an
-  ungradable episode (a check in error) gives ``None``, which TRL turns into NaN and leaves out of the reward
-  and the advantages, never a 0. After ``task_submit_answer`` succeeds, further tool calls raise: the task is over.
+  ungradable episode (a check in error) gives ``None``, never a 0: TRL sums rewards skipping NaN, and a rollout
+  for which every reward function says None (ours all do) is left out of the logged reward and gets no
+  advantage. After ``task_submit_answer`` succeeds, further tool calls raise: the task is over.
 - The tools are the world's operations as this checkout defines them (``simulator.registry``), fixed when the
   module is imported, since TRL reads tools from the class. ``reset`` refuses a server that lacks one of them.
-  All 118 tools with their schemas make a prompt of ~27k tokens in a model's chat template; ``MailWorld``,
+  All 118 tools' schemas are ~109k characters of JSON (some 27k tokens) in a chat template's prompt; ``MailWorld``,
   ``CrmWorld``, ``DocsWorld`` and ``CalendarWorld`` offer one app's tools (plus ``task_submit_answer``).
 - Pickling (``AsyncGRPOTrainer`` spawns a process): the classes and the reward functions are module-level, and
   ``OfficeWorld.factory(url, token)`` is a ``functools.partial``, so all pickle by reference. A class made with
