@@ -14,6 +14,7 @@ from simulator import gui_cli, tasks_cli, worlds_cli
 from simulator.episodes import EpisodeStore
 from simulator.runner import cli as run_cli
 from simulator.trajectories import cli as trajectories_cli
+from trainers.openenv import openenv_command
 
 cli = typer.Typer(help="officeworld: a company's apps as a sandbox for agents.", no_args_is_help=True,
                   add_completion=False)
@@ -23,6 +24,7 @@ cli.add_typer(trajectories_cli.cli, name="trajectories")
 cli.command("replay")(trajectories_cli.replay_command)
 cli.command("grade")(trajectories_cli.grade_command)
 cli.command("run")(run_cli.run_command)
+cli.command("openenv")(openenv_command)
 cli.add_typer(gui_cli.cli, name="gui")
 
 
