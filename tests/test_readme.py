@@ -61,6 +61,8 @@ NOT_RUN = {
     "officeworld grade runs/x/trajectories/": "reads the run above; tests/simulator/test_replay_tasks.py runs it",
     "officeworld trajectories export runs/x/trajectories/ --format jsonl --out sft.jsonl":
         "reads the run above; tests/simulator/test_replay_tasks.py runs export",
+    "officeworld openenv --suite crm --port 8001":
+        "serves until stopped; tests/trainers/test_openenv.py starts it and drives it with OpenEnv's own client",
     "./dev.sh up": "serves until stopped; the server it starts is the one started here",
     "./dev.sh test": "it runs this suite",
     "officeworld worlds check path/to/world": "a placeholder path; tests/worlds/test_cli.py checks worlds",

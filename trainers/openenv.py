@@ -21,6 +21,7 @@ package itself is not a dependency (it pins an MCP SDK other than ours): this is
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 from typing import Any
@@ -250,10 +251,8 @@ def build_openenv_app(world: AsyncClient, suite: str | None = None, task: str | 
         finally:
             sessions.discard(session)
             await asyncio.shield(session.close())
-            try:
-                await websocket.close()
-            except RuntimeError:
-                pass  # already closed by the client
+            with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+                await websocket.close()  # the client may have closed it first
 
     return app
 
