@@ -147,6 +147,9 @@ class Session:
         except ControlError as exc:  # an unknown tool, arguments the world refuses before the call: the agent's error
             if exc.status >= 500:
                 raise Refused(f"step: the world failed: {exc}", status=502) from None
+            if exc.field == "episode_id":  # not the agent's doing: the world dropped it (idle timeout, restart)
+                self.state.world_episode = None
+                raise Refused(f"step: the world no longer has this episode ({exc.message}): reset") from None
             result, error = None, {"type": exc.type, "message": exc.message, "field": exc.field}
         except httpx.HTTPError as exc:
             raise Refused(f"step: the world is unreachable: {exc}", status=502) from None

@@ -15,7 +15,7 @@ import pytest
 from surfaces import ROOT, TOKEN
 from trainer_oracles import SUBMIT, oracle_actions
 
-from simulator.client import Client
+from simulator.client import AsyncClient, Client
 from simulator.episodes import EpisodeStore
 from simulator.serve import serve_in_thread
 from simulator.server import build_app
@@ -232,3 +232,45 @@ def test_in_process_world(monkeypatch):
                 ws.send_text(json.dumps({"type": "step", "data": action}))
                 reply = ws.receive_json()["data"]
             assert (reply["done"], reply["reward"]) == (True, 1.0)
+
+
+def test_sessions_beyond_the_limit_are_refused_and_a_dropped_episode_is_named(servers):
+    """Capacity as OpenEnv reports it; an episode the world dropped is a refusal, not the agent's tool error."""
+    from websockets.sync.client import connect
+
+    from trainers.openenv import build_openenv_app
+
+    world, _ = servers
+    with serve_in_thread(build_openenv_app(AsyncClient(world, TOKEN), task=TASK, max_sessions=1)) as base:
+        url = base.replace("http", "ws") + "/ws"
+        with connect(url) as first:
+            with connect(url) as second:
+                refused = json.loads(second.recv())
+            assert refused["data"]["code"] == "CAPACITY_REACHED" and refused["data"]["max_sessions"] == 1
+            first.send(json.dumps({"type": "reset", "data": {}}))
+            json.loads(first.recv())
+            [episode] = _live_episodes(world)
+            with Client(world, TOKEN) as ow:
+                ow.delete(episode["id"])
+            first.send(json.dumps({"type": "step", "data": {"tool": "crm_search", "arguments": {"text": "globex"}}}))
+            dropped = json.loads(first.recv())
+    assert dropped["type"] == "error" and "no longer has this episode" in dropped["data"]["message"]
+
+
+def test_the_app_openenv_yaml_names_reads_its_settings_from_the_environment(servers, monkeypatch):
+    import yaml
+    from fastapi.testclient import TestClient
+
+    import trainers.openenv as module
+
+    world, _ = servers
+    manifest = yaml.safe_load((ROOT / "trainers" / "openenv.yaml").read_text())
+    assert manifest["app"] == "trainers.openenv:app" and manifest["spec_version"] == 1
+    monkeypatch.setenv("OFFICEWORLD_SERVER", world)
+    monkeypatch.setenv("OFFICEWORLD_TASK", TASK)
+    vars(module).pop("app", None)
+    try:
+        with TestClient(module.app) as api:
+            assert api.post("/reset", json={}).json()["observation"]["task_id"] == TASK
+    finally:
+        vars(module).pop("app", None)
