@@ -10,7 +10,8 @@ An action is a tool call as JSON text ``{"tool", "arguments"}``; the observation
 lies in ``spaces.Text(charset=string.printable)``) with the tool's result or error. The episode terminates when
 the agent submits its answer (``task_submit_answer``) and is truncated after ``max_steps`` calls; either way
 the reward is the world's (``finish``), with the whole Reward in ``info["reward"]``, and the episode is deleted.
-A seeded reset draws the same task from the suite. No task or reward logic lives here.
+A seeded reset draws the same task from the suite; ``reset(options={"task": ID})`` runs that task instead.
+No task or reward logic lives here.
 """
 
 from __future__ import annotations
@@ -80,6 +81,9 @@ class OfficeWorldEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         self._delete()
+        unknown = sorted(set(options or {}) - {"task"})
+        if unknown:
+            raise ValueError(f"reset: unknown option {unknown[0]!r} (known: task)")
         task = (options or {}).get("task") or self.task
         if task is None:
             if self._tasks is None:

@@ -37,6 +37,8 @@ def test_every_suite_is_registered_and_the_env_passes_gymnasiums_checker():
     first, info = env.reset(seed=3)
     assert first in env.observation_space and json.loads(first)["task"] == info["task"]
     assert env.reset(seed=3)[1]["task"] == info["task"]  # a seed draws the same task
+    with pytest.raises(ValueError, match="'level'"):
+        env.reset(options={"level": 2})
     env.close()
 
 
