@@ -15,6 +15,7 @@ from simulator.episodes import EpisodeStore
 from simulator.runner import cli as run_cli
 from simulator.runner import learnability
 from simulator.trajectories import cli as trajectories_cli
+from trainers.openenv import openenv_command
 
 cli = typer.Typer(help="officeworld: a company's apps as a sandbox for agents.", no_args_is_help=True,
                   add_completion=False)
@@ -25,6 +26,7 @@ cli.command("replay")(trajectories_cli.replay_command)
 cli.command("grade")(trajectories_cli.grade_command)
 cli.command("run")(run_cli.run_command)
 cli.command("learnability")(learnability.learnability_command)
+cli.command("openenv")(openenv_command)
 cli.add_typer(gui_cli.cli, name="gui")
 
 

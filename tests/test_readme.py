@@ -76,6 +76,8 @@ NOT_RUN = {
         "needs a GPU and the model's weights; trainers/trl.py has its own tests",
     "officeworld learnability --suite crm --model http://127.0.0.1:8080/v1 --k 16 --out runs/crm-learn":
         "needs a model endpoint; tests/simulator/test_learnability.py drives it with a scripted model",
+    "officeworld openenv --suite crm --port 8001":
+        "serves until stopped; tests/trainers/test_openenv.py starts it and drives it with OpenEnv's own client",
     "./dev.sh up": "serves until stopped; the server it starts is the one started here",
     "./dev.sh test": "it runs this suite",
     "officeworld worlds check path/to/world": "a placeholder path; tests/worlds/test_cli.py checks worlds",

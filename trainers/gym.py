@@ -1,0 +1,163 @@
+"""A Gymnasium text environment over a world's control plane, registered as ``officeworld/<suite>`` per suite.
+
+    import gymnasium as gym
+    import trainers.gym  # registers the ids (or: gym.make("trainers.gym:officeworld/crm"))
+    env = gym.make("officeworld/crm")                      # a world in this process; server=URL for a running one
+    obs, info = env.reset(seed=0)                          # JSON text: task, prompt, tool names; info["tools"]: schemas
+    obs, reward, terminated, truncated, info = env.step('{"tool": "crm_search", "arguments": {"text": "globex"}}')
+
+An action is a tool call as JSON text ``{"tool", "arguments"}``; the observation is JSON text (ASCII, so that it
+lies in ``spaces.Text(charset=string.printable)``) with the tool's result or error. The episode terminates when
+the agent submits its answer (``task_submit_answer``) and is truncated after ``max_steps`` calls; either way
+the reward is the world's (``finish``), with the whole Reward in ``info["reward"]``, and the episode is deleted.
+A seeded reset draws the same task from the suite; ``reset(options={"task": ID})`` runs that task instead.
+No task or reward logic lives here.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import secrets
+import string
+import threading
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+from gymnasium import spaces
+
+from simulator.client import Client, ControlError
+
+SUBMIT = "task_submit_answer"
+TEXT_LIMIT = 1 << 20
+_local: dict[str, tuple[str, str]] = {}
+_lock = threading.Lock()
+
+
+def local_world() -> tuple[str, str]:
+    """(URL, token) of one world served in this process on loopback, started on first use, stopped at exit."""
+    with _lock:
+        if "world" not in _local:
+            from simulator.episodes import EpisodeStore
+            from simulator.serve import serve_in_thread
+            from simulator.server import build_app
+
+            token = "ow_" + secrets.token_urlsafe(16)
+            stack = contextlib.ExitStack()
+            url = stack.enter_context(serve_in_thread(build_app(EpisodeStore(trajectory_dir=None), token=token)))
+            atexit.register(stack.close)
+            _local["world"] = (url, token)
+        return _local["world"]
+
+
+def _text(value: Any) -> str:
+    out = json.dumps(value, ensure_ascii=True, default=str)
+    if len(out) > TEXT_LIMIT:
+        out = json.dumps({"truncated": True, "text": out[:TEXT_LIMIT - 200]}, ensure_ascii=True)
+    return out
+
+
+class OfficeWorldEnv(gym.Env):
+    """One world episode per reset: a task of ``suite`` (drawn with the env's RNG) or the given ``task``."""
+    metadata = {"render_modes": []}
+
+    def __init__(self, suite: str | None = None, task: str | None = None, server: str | None = None,
+                 token: str | None = None, max_steps: int = 30):
+        if (suite is None) == (task is None):
+            raise ValueError("give a suite or a task (one of them)")
+        if max_steps < 1:
+            raise ValueError("max_steps must be at least 1")
+        self.suite, self.task, self.max_steps = suite, task, max_steps
+        url, token = (server, token) if server else local_world()
+        self.client = Client(url, token)
+        self.observation_space = spaces.Text(max_length=TEXT_LIMIT, charset=string.printable)
+        self.action_space = spaces.Text(max_length=4096, charset=string.printable)
+        self.episode: str | None = None
+        self.steps, self._tasks = 0, None
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self._delete()
+        unknown = sorted(set(options or {}) - {"task"})
+        if unknown:
+            raise ValueError(f"reset: unknown option {unknown[0]!r} (known: task)")
+        task = (options or {}).get("task") or self.task
+        if task is None:
+            if self._tasks is None:
+                self._tasks = sorted(t["id"] for t in self.client.tasks(suite=self.suite))
+                if not self._tasks:
+                    raise ValueError(f"suite {self.suite!r} has no tasks")
+            task = self._tasks[int(self.np_random.integers(len(self._tasks)))]
+        episode = self.client.create_episode(task)
+        self.episode, self.steps = episode["id"], 0
+        tools = episode["tools"]["openai"]
+        names = [t["function"]["name"] for t in tools]
+        return _text({"task": task, "prompt": episode["task"]["prompt"], "tools": names}), {"task": task, "tools": tools}
+
+    def step(self, action: str):
+        if self.episode is None:
+            raise RuntimeError("reset the environment first (the episode is over or never began)")
+        self.steps += 1
+        tool, result, error = self._call(action)
+        submitted = tool == SUBMIT and error is None
+        truncated = not submitted and self.steps >= self.max_steps
+        info: dict[str, Any] = {"step": self.steps, "tool": tool, "error": error}
+        reward = 0.0
+        if submitted or truncated:
+            graded = self.client.finish(self.episode)
+            reward, info["reward"] = float(graded["total"] or 0.0), graded
+            self._delete()
+        return _text({"tool": tool, "result": result, "error": error}), reward, submitted, truncated, info
+
+    def _call(self, action: str) -> tuple[str | None, Any, dict | None]:
+        try:
+            call = json.loads(action)
+        except (TypeError, ValueError) as exc:
+            return None, None, {"type": "invalid", "message": f"action: not valid JSON ({exc})", "field": "action"}
+        if not isinstance(call, dict) or not isinstance(call.get("tool"), str) or \
+                not isinstance(call.get("arguments", {}), dict) or set(call) - {"tool", "arguments"}:
+            return None, None, {"type": "invalid", "field": "action",
+                                "message": 'action: give {"tool": NAME, "arguments": {...}} and nothing else'}
+        try:
+            step = self.client.call(self.episode, call["tool"], call.get("arguments", {}))
+            return call["tool"], step.get("result"), step.get("error")
+        except ControlError as exc:
+            if exc.status >= 500:
+                raise
+            return call["tool"], None, {"type": exc.type, "message": exc.message, "field": exc.field}
+
+    def _delete(self) -> None:
+        episode, self.episode = self.episode, None
+        if episode is not None:
+            with contextlib.suppress(ControlError):
+                self.client.delete(episode)
+
+    def close(self) -> None:
+        if getattr(self, "client", None) is not None:
+            self._delete()
+            self.client.close()
+            self.client = None
+
+
+def suites() -> list[str]:
+    from tasks.loader import SUITES_DIR
+
+    root = Path(os.environ.get("OFFICEWORLD_TASKS_DIR") or SUITES_DIR)
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and any(p.glob("*.yaml")))
+
+
+def register() -> list[str]:
+    """Register ``officeworld/<suite>`` for every suite; returns the ids."""
+    ids = []
+    for suite in suites():
+        env_id = f"officeworld/{suite}"
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point="trainers.gym:OfficeWorldEnv", kwargs={"suite": suite})
+        ids.append(env_id)
+    return ids
+
+
+ENV_IDS = register()
