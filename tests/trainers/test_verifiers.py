@@ -151,12 +151,14 @@ def test_vf_eval_reports_the_rewards_the_world_graded(side, world, tmp_path):
                                    "--client.base-url", f"{model}/v1", "--client.api-key-var", "SCRIPTED_KEY",
                                    "--env.agent.runtime.type", "subprocess", "-r", "2", "-o", str(tmp_path), "--run.name", "eval", "--no-push", "--no-rich"],
             tmp_path)
-    traces = [json.loads(line) for line in (tmp_path / "eval" / "traces.jsonl").read_text().splitlines()]
+    lines = (tmp_path / "eval" / "traces.jsonl").read_text().splitlines()
+    traces = [trace for line in lines for trace in json.loads(line)["traces"]]
     assert sorted(t["task"]["data"]["id"] for t in traces) == sorted([SOLVED, SOLVED, FAILED, FAILED])
-    episodes = [t["state"]["episode_id"] for t in traces]
+    episodes = [t["info"]["officeworld"]["episode"] for t in traces]
     assert len(set(episodes)) == 4, "each rollout has its own episode"
-    for trace in traces:
-        task, episode = trace["task"]["data"]["id"], trace["state"]["episode_id"]
+    for trace, episode in zip(traces, episodes):
+        task = trace["task"]["data"]["id"]
+        assert trace["ok"] and not trace["errors"], trace["errors"]
         world_reward = httpx.post(f"{url}/v1/episodes/{episode}/finish", headers=CONTROL, timeout=60).json()
         assert trace["rewards"]["world"]["score"] == world_reward["total"] == (1.0 if task == SOLVED else 0.0)
         assert trace["metrics"]["passed"] == float(world_reward["passed"])

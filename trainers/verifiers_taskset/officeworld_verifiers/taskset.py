@@ -92,6 +92,7 @@ class WorldTask(vf.Task[WorldTaskData, WorldState, WorldTaskConfig]):
         async with self._control() as ow:
             episode = await ow.create(self.data.id, meta={"verifiers_trace": trace.id})
         trace.state.episode_id, trace.state.mcp_url = episode["id"], episode["mcp_url"]
+        trace.info["officeworld"] = {"episode": episode["id"], "mcp_url": episode["mcp_url"]}  # saved with the trace
         self._by_runtime[id(runtime)] = episode["id"]
         _episode_mcp.set(episode["mcp_url"])
 
@@ -101,6 +102,7 @@ class WorldTask(vf.Task[WorldTaskData, WorldState, WorldTaskConfig]):
             return
         async with self._control() as ow:
             trace.state.reward = await ow.finish(trace.state.episode_id)
+            trace.info["officeworld"]["reward"] = trace.state.reward
             if not self.config.keep_episodes:
                 await ow.delete(trace.state.episode_id)
 
