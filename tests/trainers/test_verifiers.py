@@ -122,7 +122,7 @@ def test_the_system_prompt_is_the_runners():
 
 def test_vf_validate_runs_gold_and_noop_and_catches_a_wrong_oracle(side, world, tmp_path):
     url, _, _ = world
-    _vf(side, "vf-validate", url, ["--taskset.tasks", json.dumps([SOLVED, FAILED, BROKEN]), "-o", str(tmp_path),
+    _vf(side, "vf-validate", url, ["--taskset.suite", "crm", "-o", str(tmp_path),
                                    "--run.dir", "validate", "--runtime.type", "subprocess", "--no-rich"], tmp_path)
     rows = {r["name"]: r for r in map(json.loads, (tmp_path / "validate" / "results.jsonl").read_text().splitlines())}
     assert set(rows) == {SOLVED, FAILED, BROKEN}
