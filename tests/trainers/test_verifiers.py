@@ -149,7 +149,8 @@ def test_vf_eval_reports_the_rewards_the_world_graded(side, world, tmp_path):
         _vf(side, "vf-eval", url, ["--env.taskset.tasks", json.dumps([SOLVED, FAILED]),
                                    "--env.taskset.task.keep-episodes", "true", "--model", "scripted",
                                    "--client.base-url", f"{model}/v1", "--client.api-key-var", "SCRIPTED_KEY",
-                                   "--env.agent.runtime.type", "subprocess", "-r", "2", "-o", str(tmp_path), "--run.name", "eval", "--no-push", "--no-rich"],
+                                   "--env.agent.runtime.type", "subprocess", "-r", "2", "-o", str(tmp_path),
+                                   "--run.name", "eval", "--no-push", "--no-rich"],
             tmp_path)
     lines = (tmp_path / "eval" / "traces.jsonl").read_text().splitlines()
     traces = [trace for line in lines for trace in json.loads(line)["traces"]]
