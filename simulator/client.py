@@ -71,6 +71,10 @@ class _Calls:
         """Record the final answer (optional) and return the Reward."""
         return self._call("POST", f"/v1/episodes/{episode_id}/finish", json=_present(answer=answer, status=status))
 
+    def oracle(self, episode_id: str, alternative: int = 0):
+        """Run the task's oracle (or its Nth alternative) in the episode; its Steps come back."""
+        return self._call("POST", f"/v1/episodes/{episode_id}/oracle", json={"alternative": alternative})
+
     def trajectory(self, episode_id: str):
         return self._call("GET", f"/v1/episodes/{episode_id}/trajectory")
 

@@ -24,6 +24,7 @@ from simulator.episodes import EpisodeStore
 from simulator.registry import all_operations
 from tasks.catalog import Catalog
 from tasks.reward import Reward
+from tasks.session import TaskError
 
 
 def _outsiders(episode: Episode) -> dict:
@@ -51,6 +52,11 @@ class Finish(BaseModel):
     model_config = ConfigDict(extra="forbid")
     answer: str | None = Field(None, max_length=100_000, description="The agent's final answer, recorded as a step")
     status: Literal["done", "refused", "needs_input"] | None = Field(None, description="How the agent finished")
+
+
+class OracleRun(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    alternative: int = Field(0, ge=0, le=1000, description="0 for the task's oracle, N for its Nth alternative")
 
 
 class ToolCall(BaseModel):
@@ -169,6 +175,23 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         reward = catalog.finish(episode, body.answer, body.status)
         store.finished(episode, reward)
         return reward
+
+    @router.post("/episodes/{episode_id}/oracle")
+    def run_oracle(episode_id: str, body: OracleRun = Body(default_factory=OracleRun)) -> list[Step]:
+        """Run the task's reference solution (its oracle, or an alternative) in the episode, references
+        resolved, each call recorded with surface "control": a trainer's gold check (``vf-validate``)."""
+        episode = store.get(episode_id)
+        run = catalog.run_of(episode.id)
+        if run is None:
+            raise Invalid(f"episode {episode.id} was not created for a task", field="episode_id")
+        references = [run.task.oracle, *run.task.alternatives]
+        if body.alternative >= len(references):
+            raise Invalid(f"alternative: task {run.task.id} has {len(references) - 1} alternative(s)",
+                          field="alternative")
+        try:
+            return catalog.engine.run_calls(run, references[body.alternative], surface="control")
+        except TaskError as exc:
+            raise Invalid(f"task {run.task.id}: {exc}", field="task") from None
 
     @router.post("/episodes/{episode_id}/call")
     def call_tool(episode_id: str, body: ToolCall) -> Step:

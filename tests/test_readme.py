@@ -85,6 +85,11 @@ NOT_RUN = {
     "OFFICEWORLD_ADMIN_TOKEN=$(openssl rand -hex 16) docker compose up --wait":
         "needs a Docker engine; tests/sandbox/test_compose_file.py checks the file",
     "officeworld up --backend processes": "serves until stopped; tests/sandbox/test_processes.py runs that backend",
+    ".venv-side/bin/vf-validate officeworld-verifiers --taskset.suite crm --runtime.type subprocess":
+        "the whole crm suite takes minutes; tests/trainers/test_verifiers.py runs vf-validate on a few tasks",
+    ".venv-side/bin/vf-eval officeworld-verifiers --env.taskset.suite crm --env.agent.runtime.type subprocess "
+    "--model my-model --client.base-url http://127.0.0.1:8080/v1 --client.api-key-var MY_KEY -r 8 --no-push":
+        "needs a model endpoint; tests/trainers/test_verifiers.py runs vf-eval with a scripted model server",
 }
 
 

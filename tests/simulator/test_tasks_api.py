@@ -89,3 +89,17 @@ def test_acting_as_someone_else_is_recorded_with_the_actor(task_api, world_dir):
     assert bad.status_code == 404 and bad.json()["error"]["field"] == "tool"
     mixed = task_api.post("/v1/episodes", json={"task": "outage-minutes", "world": "acme"})
     assert mixed.status_code == 422 and mixed.json()["error"]["field"] == "task"
+
+
+def test_the_oracle_runs_in_an_episode_for_a_gold_check(task_api, world_dir):
+    episode = task_api.post("/v1/episodes", json={"task": "reply-sam"}).json()
+    ran = task_api.post(f"/v1/episodes/{episode['id']}/oracle")
+    assert ran.status_code == 200, ran.text
+    assert ran.json() and all(s["surface"] == "control" and s["error"] is None for s in ran.json())
+    reward = task_api.post(f"/v1/episodes/{episode['id']}/finish").json()
+    assert (reward["total"], reward["passed"]) == (1.0, True)
+    missing = task_api.post(f"/v1/episodes/{episode['id']}/oracle", json={"alternative": 5})
+    assert missing.status_code == 422 and missing.json()["error"]["field"] == "alternative"
+    plain = task_api.post("/v1/episodes", json={"world": str(world_dir)}).json()
+    refused = task_api.post(f"/v1/episodes/{plain['id']}/oracle", json={})
+    assert refused.status_code == 422 and refused.json()["error"]["field"] == "episode_id"
