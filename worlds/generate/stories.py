@@ -216,7 +216,7 @@ class DealStory(StoryBase):
     def proposal(self, x: dict, t: datetime) -> Item:
         valid = t + timedelta(days=30)
         item = self.doc(f"Proposal - {x['opp'].name}", self.proposal_text(x, x["first"], valid), x["owner"], t,
-                        drive="Sales", folder=f"Proposals/{x['account'][:40]}")
+                        source=f"files/proposals/{x['key']}.md", drive="Sales", folder=f"Proposals/{x['account'][:40]}")
         x["thread"] = [
             (x["owner"], [x["champion"]], [x["second"]], f"The proposal for {x['opp'].name} comes to ${x['first']:,.0f} "
              f"for the first year. It is valid until {valid:%B} {valid.day}, and I'm happy to walk you through it.",
@@ -234,7 +234,7 @@ class DealStory(StoryBase):
         meet = self.slot(t, self.rng.randint(1, 3))
         phrase = self.meeting(f"Pricing review: {x['account']}", x["owner"], [x["champion"], x["second"]], meet, 45,
                               x["related"])
-        opp.history.append(HistoryEntry(field="amount", old=x["first"], new=x["final"], by=x["owner"],
+        opp.history.insert(-1, HistoryEntry(field="amount", old=x["first"], new=x["final"], by=x["owner"],
                                         at=t - timedelta(minutes=10)))
         x["thread"] += [
             (x["champion"], [x["owner"]], [x["second"]], "Procurement came back: the number is above what we "

@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 from worlds.crm import TaskRecord
 from worlds.crm_picklists import CLOSED_STAGES, STAGE_PROBABILITY
 from worlds.docs import Item
-from worlds.generate.people import TITLES, unique_email
+from worlds.generate.people import TITLES, slug, unique_email
 from worlds.generate.stories import DealStory, Plot
 from worlds.model import Outsider
 
@@ -114,7 +114,8 @@ class Stories(DealStory):
         names = ", ".join(self.mail.names[p][0] for p in panel) or "me"
         self.doc(f"Requisition - {role}", f"# Requisition: {role}\n\nTeam: {boss.team}  \nHiring manager: {boss.name}"
                  f"\n\nSalary band: ${low:,.0f} to ${low + 30_000:,.0f}  \nInterview panel: {names}\n\n## The role\n\n"
-                 f"{self.fake.paragraph(nb_sentences=3)}\n", manager, opened, drive=boss.team, folder="Hiring")
+                 f"{self.fake.paragraph(nb_sentences=3)}\n", manager, opened, drive=boss.team, folder="Hiring",
+                 source=f"files/hiring/{slug(role)}-{len(self.plot.items)}.md")
         company, candidates = self.info.company.split(",")[0], []
         for _ in range(self.rng.randint(2, 3)):
             first, last = self.fake.first_name(), self.fake.last_name()
@@ -167,6 +168,7 @@ class Stories(DealStory):
         made = self.summary_at - timedelta(hours=2)
         name = forecast_name(self.now.date())
         self.plot.items.append(Item(name=name, type="spreadsheet", rows=rows, drive="Sales", folder="Forecasts",
+                                    source=f"files/forecasts/{slug(name)}.csv",
                                     created=self.aware(made - timedelta(days=2)), created_by=head,
                                     modified=self.aware(made), modified_by=head))
         total = sum(o.amount for _, o in deals)
