@@ -31,7 +31,7 @@ class MailBuilder:
         self.boxes: dict[str, Mailbox] = {}
         self.opps, self.cases = list(crm.opportunities.items()), list(crm.cases.items())
         self.people = {p.email for p in info.people}
-        self.told: set[str] = set()  # opportunities a story is about: the filler leaves them alone
+        self.told: set[str] = set()  # opportunities and cases a story is about: the filler leaves them alone
         self.threads = 0
         self.contacts_of: dict[str, list[str]] = {}
         for contact in crm.contacts.values():
@@ -39,10 +39,11 @@ class MailBuilder:
 
     def build(self, target: int, tick=lambda n: None) -> MailData:
         self.opps = [(k, o) for k, o in self.opps if k not in self.told]
+        self.cases = [(k, c) for k, c in self.cases if k not in self.told]
         tick(len(self.messages))
         while len(self.messages) < target:
             before = len(self.messages)
-            kind = self.rng.choices(["deal", "case", "internal"], weights=[5 if self.opps else 0, 2, 3])[0]
+            kind = self.rng.choices(["deal", "case", "internal"], weights=[5 if self.opps else 0, 2 if self.cases else 0, 3])[0]
             getattr(self, kind)(self.thread_name(kind), target - len(self.messages))
             tick(len(self.messages) - before)
         return MailData(messages=self.messages, mailboxes=self.boxes)

@@ -47,6 +47,7 @@ class Stories(DealStory):
             if spent() >= budget * SHARES["escalation"]:
                 break
             self.escalation(key)
+            self.mail.told.add(key)
         heads = [p.email for p in self.info.people if p.manager == self.lead().email]
         for i, head in enumerate(self.rng.sample(heads, len(heads))):
             if spent() >= budget * SHARES["hire"] and i:

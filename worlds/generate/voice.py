@@ -18,8 +18,8 @@ GROUP_GREETINGS = {"Hi {first},": "Hi all,", "Hello {first},": "Hello everyone,"
                    "Dear {first},": "Dear all,"}
 SIGN_OFFS = ["Best,", "Thanks,", "Cheers,", "Regards,", "Best regards,", "Thank you,", "—"]
 # What a chattier writer adds around the point of a message.
-OPENERS = ["Hope your week is going well.", "Thanks for getting back to me so quickly.", "Quick one from me.",
-           "Hope you had a good weekend.", "Following up on my last note.", "Thanks for the patience on this."]
+OPENERS = ["Hope your week is going well.", "Hope you are well.", "Quick one from me.", "Hope all is well.",
+           "Hope the week is treating you well.", "A short note from me."]
 CLOSERS = ["Let me know if anything is unclear.", "Happy to jump on a call if that is easier.",
            "Shout if you need anything else from me.", "Talk soon.", "Looking forward to hearing from you.",
            "No rush on this, but a reply this week would help."]
