@@ -114,10 +114,13 @@ class DealStory(StoryBase):
         """Prospecting to the deal's stage: discovery call, requirements, demo, proposal, negotiation, close."""
         opp, c = self.crm.opportunities[key], self.rng
         stages = self.path(opp.stage)
-        contacts = self.contacts_of[opp.account]
+        contacts = self.contacts_of.get(opp.account)
+        if not contacts or opp.amount is None:
+            return
         champion, second = self.contact(contacts[0]), self.contact(contacts[-1])
         owner, account = opp.owner, self.crm.accounts[opp.account].name.split(",")[0]
         end = self.cutoff
+        opp.created = opp.created or self.cutoff - timedelta(days=60)
         if opp.stage.startswith("Closed"):
             end = min(end, datetime.combine(opp.close_date, opp.created.time()).replace(hour=15))
         start = opp.created + timedelta(hours=2)

@@ -67,7 +67,7 @@ class Stories(DealStory):
         case = self.crm.cases[key]
         if case.contact is None or case.account is None:
             return
-        case.created = min(case.created, self.cutoff - timedelta(days=6))
+        case.created = min(case.created or self.cutoff, self.cutoff - timedelta(days=6))
         t, contact, owner = self.later(case.created, 0, 60), self.contact(case.contact), case.owner
         case.priority = self.rng.choice(["High", "Critical"])
         head, sales = self.head("Support"), self.crm.accounts[case.account].owner
