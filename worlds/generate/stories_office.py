@@ -6,7 +6,7 @@ budget is spent, and the quarter close last: its forecast sheet reads the pipeli
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 
 from worlds.crm import TaskRecord
 from worlds.crm_picklists import CLOSED_STAGES, STAGE_PROBABILITY
