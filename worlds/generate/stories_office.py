@@ -42,7 +42,7 @@ class Stories(DealStory):
                 break
             self.deal(key)
             self.mail.told.add(key)
-        cases = sorted(self.crm.cases)
+        cases = sorted(k for k, c in self.crm.cases.items() if c.status in ("Escalated", "Closed"))
         for key in self.rng.sample(cases, len(cases)):
             if spent() >= budget * SHARES["escalation"]:
                 break
@@ -90,8 +90,6 @@ class Stories(DealStory):
                       self.aware(fixed)),
                       (contact, [owner], [sales], "Confirmed, it works now. Thank you for the quick turnaround.",
                        self.aware(self.later(fixed, 30, 120)))]
-        else:
-            case.status, case.closed = "Escalated", None
         self.mail.script("case", case.subject, steps)
         inside = [(owner, [head], [sales], f"Escalating a case from {account}: they are blocked ({case.subject.lower()}). I've "
                    f"raised it to {case.priority} and set up {phrase} so we can go through it together.",
