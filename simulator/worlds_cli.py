@@ -38,9 +38,18 @@ def counts(world: World) -> dict[str, dict[str, int]]:
 
 @cli.command()
 def check(world: str = typer.Argument(..., help="A world folder, or the name of a shipped world")) -> None:
-    """Load a world and report every problem with file and line; exit 1 if there are any."""
+    """Load a world and report every problem with file and line, then check the facts one app states about
+    another's records (meetings the mail names, amounts it quotes, forecast totals); exit 1 if any."""
+    from worlds.consistency import check as consistency
+
     started = time.perf_counter()
     loaded = _load_or_exit(world)
+    problems = consistency(loaded, world_sections())
+    if problems:
+        typer.echo(f"{loaded.root}: {len(problems)} cross-app problem(s)", err=True)
+        for problem in problems:
+            typer.echo(f"  {problem}", err=True)
+        raise typer.Exit(1)
     total = sum(sum(kinds.values()) for kinds in counts(loaded).values())
     typer.echo(f"{loaded.root}: OK ({len(loaded.info.people)} people, {total} records, "
                f"{time.perf_counter() - started:.1f}s)")

@@ -9,6 +9,12 @@ nothing in ``worlds/`` names that app. The loader, writer and generator take a m
 Cross-app integrity runs over what each section declares: ``addresses`` lists every address the
 section's data names, each with the ``file:line`` that names it, and the loader checks them all
 against the world's people and outsiders (an attendee, an assignee... must be known).
+
+Two optional methods join a section to the generator's stories and the cross-app checks
+(``worlds.consistency``) without naming the app: ``schedule(data, meetings)`` returns the data with the
+stories' meetings added (``{key: {title, organizer, start, end, attendees, location}}``, naive times in
+the world's zone), and ``meetings(data, info)`` lists the one-off meetings the data holds as
+``{where, key, title, start (aware), attendees}`` for the checks to find what the mail names.
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ class CalendarData(Strict):
     sharing: dict[str, dict[str, Role]] = Field(default_factory=dict)
     events: dict[str, EventRecord] = Field(default_factory=dict)
     _addresses: list[tuple[str, str]] = PrivateAttr(default_factory=list)
+    _lines: dict[str, str] = PrivateAttr(default_factory=dict)
 
 
 class CalendarSection:
@@ -85,6 +86,7 @@ class CalendarSection:
             problems.extend(pydantic_problems(where, lines, exc, at))
             return
         data.events[key] = event
+        data._lines[key] = lines.at(where, at)
         people = {p.email for p in info.people}
         calendars = set(data.calendars) | people
         if event.calendar is None and event.organizer not in people:
@@ -115,6 +117,25 @@ class CalendarSection:
             dump_yaml(calendars, out / self.folder / "calendars.yaml")
         if raw.get("events"):
             dump_yaml({"events": raw["events"]}, out / self.folder / "events.yaml")
+
+    def schedule(self, data: CalendarData, meetings: dict[str, dict]) -> CalendarData:
+        """``data`` with the generator's story meetings added (``{key: {title, organizer, start, end,
+        attendees, location}}``, times in the world's zone)."""
+        return data.model_copy(update={"events": {**data.events, **{k: EventRecord(**m) for k, m in meetings.items()}}})
+
+    def meetings(self, data: CalendarData, info: WorldInfo) -> list[dict]:
+        """Every one-off event as ``{where, key, title, start (aware UTC), attendees}``, for the cross-app
+        checks (``worlds.consistency``); recurring series are left out."""
+        found = []
+        for key, event in data.events.items():
+            if event.recurrence or event.status == "cancelled":
+                continue
+            zone = generate.zone(info, event.time_zone)
+            start = event.start if event.start.tzinfo else event.start.replace(tzinfo=zone)
+            people = {event.organizer, *(g if isinstance(g, str) else g.email for g in event.attendees)}
+            found.append({"where": data._lines.get(key, "calendar/events.yaml"), "key": key, "title": event.title,
+                          "start": start, "attendees": {p.lower() for p in people}})
+        return found
 
     def generate(self, rng: random.Random, info: WorldInfo, size: str) -> CalendarData:
         calendars, events = generate.calendar_world(rng, info, size)

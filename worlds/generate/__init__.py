@@ -1,7 +1,9 @@
 """Generate a synthetic world of any size with faker: the same seed writes the same bytes.
 
-People first, then CRM records (whose contacts become the world's outsiders), then mail about those
-records and docs that agree with them, written through ``worlds.writer`` so the loader reads it back.
+People first, then CRM records (whose contacts become the world's outsiders), then the stories told
+over those records (``stories``: deals, escalations, hires, the quarter close, across mail, CRM, docs
+and the calendar), then filler mail and docs up to the size, written through ``worlds.writer`` so the
+loader reads it back.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from worlds.generate.docs import DocsBuilder
 from worlds.generate.mail import MailBuilder
 from worlds.generate.people import make_info
 from worlds.generate.sizes import SIZES, Size
+from worlds.generate.stories_office import Stories
 from worlds.sections import Sections, sections_key
 from worlds.writer import format_message, write_crm, write_docs, write_info
 
@@ -42,14 +45,19 @@ def generate(seed: int, size: str, out: Path, progress: bool = False, name: str 
     info.outsiders = crm_builder.outsiders
     with Progress(transient=True) if progress else nullcontext() as bar:
         tick = _ticker(bar, "mail", spec.messages)
-        mail = MailBuilder(fake, rng, info, crm, seed).build(spec.messages, tick)
-        docs = DocsBuilder(fake, rng, info, crm).build(spec.documents)
+        builder = MailBuilder(fake, rng, info, crm, seed)
+        plot = Stories(fake, random.Random(f"{seed}:stories"), info, crm, builder, taken).tell(spec.messages * 3 // 5)
+        mail = builder.build(spec.messages, tick)
+        docs = DocsBuilder(fake, rng, info, crm).build(spec.documents, plot.items)
         write_info(info, out)
         write_crm(crm, out)
         write_docs(docs, out)
         _write_mail(mail, out, _ticker(bar, "writing mail", len(mail.messages)))
     for app, section in sorted((sections or {}).items()):
-        section.write(section.generate(random.Random(f"{seed}:{app}"), info, size), out)
+        data = section.generate(random.Random(f"{seed}:{app}"), info, size)
+        if hasattr(section, "schedule"):  # the meetings the stories' mail names
+            data = section.schedule(data, plot.meetings)
+        section.write(data, out)
     return out
 
 

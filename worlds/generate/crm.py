@@ -52,6 +52,7 @@ class CrmBuilder:
         self.support = [p.email for p in info.people if p.team == "Support"]
         self.data = CrmData()
         self.outsiders: list[Outsider] = []
+        self.names: set[str] = set()
         self.now = info.now
 
     def when(self, days_back: int) -> datetime:
@@ -118,6 +119,11 @@ class CrmBuilder:
         acc = self.data.accounts[account]
         product = self.rng.choice(PRODUCTS)
         name = f"{acc.name.split(',')[0]} {product}"
+        base, phase = name, 1
+        while name in self.names:  # one name per deal, so that mail and sheets naming it name one record
+            phase += 1
+            name = f"{base} - phase {phase}"
+        self.names.add(name)
         closed = self.rng.random() < 0.35
         stage = self.rng.choice(["Closed Won", "Closed Won", "Closed Lost"]) if closed else self.rng.choice(OPEN_STAGES)
         created = self.when(300)

@@ -7,7 +7,7 @@ in Support's, meeting notes in people's own drives. Content goes to ``docs/files
 from __future__ import annotations
 
 import random
-from datetime import timedelta
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from faker import Faker
@@ -15,6 +15,15 @@ from faker import Faker
 from worlds.crm import CrmData
 from worlds.docs import Comment, DocsData, Item, SharedDrive
 from worlds.model import WorldInfo
+
+
+def amount_at(opp, when) -> float:
+    """The opportunity's amount at ``when`` (naive, the world's zone): later changes of its history undone."""
+    amount = opp.amount or 0
+    for entry in sorted(opp.history, key=lambda e: e.at, reverse=True):
+        if entry.field == "amount" and entry.at > when:
+            amount = entry.old
+    return amount
 
 
 class DocsBuilder:
@@ -28,9 +37,11 @@ class DocsBuilder:
         for p in info.people:
             self.teams.setdefault(p.team, []).append(p.email)
 
-    def build(self, target: int) -> DocsData:
+    def build(self, target: int, told: list[Item] = ()) -> DocsData:
+        """The workspace: ``told`` (the stories' documents) first, then filler up to ``target`` items."""
         drives = [SharedDrive(name=team, members={m: "manager" if i == 0 else "editor" for i, m in enumerate(members)},
                               created=self.drive_created) for team, members in self.teams.items()]
+        self.items.extend(told)
         self.pipeline()
         accounts = list(self.crm.accounts.items())
         cases = list(self.crm.cases.items())
@@ -44,14 +55,18 @@ class DocsBuilder:
                 self.meeting_notes()
         return DocsData(drives=drives, items=self.items)
 
-    def add(self, name: str, source: str, content: str | list, by: str, days_back: int, **where) -> Item:
-        """An item whose content (Markdown text, or rows of a sheet) the writer puts at ``source``."""
-        created = self.now - timedelta(days=days_back, minutes=self.rng.randint(0, 600))
+    def add(self, name: str, source: str, content: str | list, by: str, days_back: int | datetime, **where) -> Item:
+        """An item whose content (Markdown text, or rows of a sheet) the writer puts at ``source``, made
+        ``days_back`` days (and some minutes) before now, or at that time."""
+        created = days_back if isinstance(days_back, datetime) else self.when(days_back)
         body = {"rows": content} if isinstance(content, list) else {"text": content}
         item = Item(name=name, source=source, created=created, created_by=by, modified=created,
                     modified_by=by, **body, **where)
         self.items.append(item)
         return item
+
+    def when(self, days_back: int) -> datetime:
+        return self.now - timedelta(days=days_back, minutes=self.rng.randint(0, 600))
 
     def pipeline(self) -> None:
         rows = [["opportunity", "account", "owner", "stage", "amount", "close_date"]]
@@ -65,11 +80,13 @@ class DocsBuilder:
         opps = [o for o in self.crm.opportunities.values() if o.account == key]
         lines = [f"# Account plan: {account.name}", "", f"Owner: {account.owner}  ", f"Industry: {account.industry}",
                  "", "## Opportunities", ""]
-        lines += [f"- {o.name}: {o.stage}, ${o.amount:,.0f}, closes {o.close_date}" for o in opps] or ["- none open"]
+        when = self.when(self.rng.randint(2, 200))
+        lines += [f"- {o.name}: {o.stage}, ${amount_at(o, when):,.0f}, closes {o.close_date}" for o in opps
+                  if not o.created or o.created < when] or ["- none open"]
         lines += ["", "## Notes", "", self.fake.paragraph(nb_sentences=4), ""]
         n = len(self.items)
         item = self.add(f"{account.name} account plan", f"files/accounts/{key}-{n}.md", "\n".join(lines),
-                        account.owner, self.rng.randint(2, 200), drive="Sales", folder=f"Accounts/{account.name[:40]}")
+                        account.owner, when, drive="Sales", folder=f"Accounts/{account.name[:40]}")
         if self.rng.random() < 0.2:
             reviewer = self.teams["Sales"][0]
             item.comments.append(Comment(by=reviewer, at=item.created + timedelta(hours=2), quote="## Opportunities",

@@ -1,7 +1,9 @@
 """Mail threads about the CRM's records: deals between owners and contacts, support cases, team talk.
 
 Threads have replies in order: each reply is later than its parent and earlier than the world's now,
-cites its parent (In-Reply-To, References) and quotes its first line, as mail clients do.
+cites its parent (In-Reply-To, References) and quotes it in full, as mail clients do. Every message is
+written in its sender's voice (``voice``). The stories (``stories``) script their threads through
+``script`` first; the filler threads here make up the rest of the size, about records no story tells.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from faker import Faker
 
 from worlds.crm import CrmData
 from worlds.generate import text
+from worlds.generate.voice import quoted, voice_of
 from worlds.model import Attachment, Mailbox, MailData, MailMessage, WorldInfo
 
 
@@ -28,19 +31,47 @@ class MailBuilder:
         self.boxes: dict[str, Mailbox] = {}
         self.opps, self.cases = list(crm.opportunities.items()), list(crm.cases.items())
         self.people = {p.email for p in info.people}
+        self.told: set[str] = set()  # opportunities and cases a story is about: the filler leaves them alone
+        self.threads = 0
         self.contacts_of: dict[str, list[str]] = {}
         for contact in crm.contacts.values():
             self.contacts_of.setdefault(contact.account, []).append(contact.email)
 
     def build(self, target: int, tick=lambda n: None) -> MailData:
-        thread = 0
+        self.opps = [(k, o) for k, o in self.opps if k not in self.told]
+        self.cases = [(k, c) for k, c in self.cases if k not in self.told]
+        tick(len(self.messages))
         while len(self.messages) < target:
-            thread += 1
             before = len(self.messages)
-            kind = self.rng.choices(["deal", "case", "internal"], weights=[5, 2, 3])[0]
-            getattr(self, kind)(f"{kind}-{thread:05d}", target - len(self.messages))
+            kind = self.rng.choices(["deal", "case", "internal"], weights=[5 if self.opps else 0, 2 if self.cases else 0, 3])[0]
+            getattr(self, kind)(self.thread_name(kind), target - len(self.messages))
             tick(len(self.messages) - before)
         return MailData(messages=self.messages, mailboxes=self.boxes)
+
+    def thread_name(self, kind: str) -> str:
+        self.threads += 1
+        return f"{kind}-{self.threads:05d}"
+
+    def script(self, kind: str, subject: str, steps: list[tuple], label: tuple[str, str] | None = None,
+               attach: list[Attachment] = ()) -> list[MailMessage]:
+        """One thread of a story: ``steps`` of (sender, to, cc, point, when) in order, each a reply to the
+        one before; a step later than the world's now (or a reply not after its parent) ends the thread."""
+        thread, parent, sent = self.thread_name(kind), None, []
+        for n, (sender, to, cc, point, when) in enumerate(steps, start=1):
+            if when >= self.now or (parent is not None and when <= parent.date):
+                break
+            parent = self.send(thread, n, sender, to, cc, ("Re: " if parent else "") + subject, when, point,
+                               parent, attach if n == 1 else [])
+            self.file(parent, label)
+            sent.append(parent)
+        return sent
+
+    def send(self, thread, n, sender, to, cc, subject, when, point, parent, attach) -> MailMessage:
+        name, title = self.names[sender]
+        body = voice_of(self.seed, sender).write(name, title, [self.names[a][0] for a in [*to, *cc]], point)
+        if parent is not None:
+            body += "\n" + quoted(parent.sender_name, parent.sender, parent.date, parent.body_text)
+        return self.add(thread, n, sender, name, [*to, *cc], subject, when, body, parent, attach, len(to))
 
     def contact_email(self, key: str | None) -> str | None:
         return self.crm.contacts[key].email if key else None
@@ -90,21 +121,17 @@ class MailBuilder:
                 return
             sender = people[i % 2] if len(people) < 3 or i == 0 else self.rng.choice(people)
             others = [p for p in people if p != sender]
-            name, title = self.names[sender]
-            full = f"{text.greeting(self.names[others[0]][0])}\n\n{body}\n\n{text.signature(name, title)}\n"
-            if parent is not None:
-                full += "\n" + text.quote(parent.sender_name, parent.date, parent.body_text) + "\n"
-            parent = self.add(thread, i + 1, sender, name, others, ("Re: " if i else "") + subject, when, full,
-                              parent, attach if i == 0 else [])
+            parent = self.send(thread, i + 1, sender, others[:1], others[1:], ("Re: " if i else "") + subject, when,
+                               body, parent, attach if i == 0 else [])
             self.file(parent, label)
             when += timedelta(minutes=self.rng.randint(20, 2_000))
 
-    def add(self, thread, n, sender, name, others, subject, when, body, parent, attach) -> MailMessage:
+    def add(self, thread, n, sender, name, others, subject, when, body, parent, attach, to=1) -> MailMessage:
         domain = sender.split("@", 1)[1]
         refs = [*parent.references, parent.message_id] if parent else []
         message = MailMessage(
             source=f"mail/{thread}/{n}.eml", message_id=f"<{thread}.{n}.{self.seed}@{domain}>", sender=sender,
-            sender_name=name, to=others[:1], cc=others[1:], subject=subject, date=when, body_text=body,
+            sender_name=name, to=others[:to], cc=others[to:], subject=subject, date=when, body_text=body,
             in_reply_to=parent.message_id if parent else None, references=refs, attachments=list(attach))
         self.messages.append(message)
         return message

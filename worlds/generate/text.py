@@ -33,20 +33,6 @@ INTERNAL_TOPICS = ["Weekly {team} sync notes", "Q{quarter} planning for {team}",
                    "Process change in {team}", "Offsite agenda", "Customer feedback round-up"]
 
 
-def greeting(name: str) -> str:
-    return f"Hi {name.split()[0]},"
-
-
-def signature(name: str, title: str | None) -> str:
-    return f"Best,\n{name}" + (f"\n{title}" if title else "")
-
-
-def quote(sender_name: str, when, body: str) -> str:
-    lines = [line for line in body.splitlines()[1:] if line.strip()]
-    first = lines[0] if lines else body.strip()
-    return f"On {when:%a, %b %-d, %Y at %-I:%M %p}, {sender_name} wrote:\n> {first}"
-
-
 def point(fake: Faker, rng: random.Random) -> str:
     return rng.choice([f"On the {fake.bs()} question, we are aligned.", f"The team liked the {fake.catch_phrase().lower()}.",
                        "Procurement needs one more week.", "Our CFO wants a quarterly payment option.",

@@ -1,0 +1,190 @@
+"""Cross-app consistency: the facts one app states about another's records, checked against them.
+
+- A meeting the mail names (``"Demo: Globex" on Tuesday, March 10 at 2:00 PM``) is on the calendar
+  with that title on that day (and at that time, when given), and everyone the message went to, and
+  its sender, is invited.
+- An amount a sentence of mail (or of a document) quotes for an opportunity named in it equals the
+  CRM's amount for it at the time the message was sent (the amount history walked back).
+- A sheet with Opportunity and Amount columns lists each opportunity at the CRM's amount; its Total
+  row equals its rows; a ``Forecast Q<n> <year>`` sheet lists exactly the CRM pipeline closing that
+  quarter (Closed Lost aside), so its total is the pipeline's; and mail quoting a sheet's total
+  (``the "Forecast Q1 2026" sheet totals $1,087,000``) quotes that total.
+
+Quoted lines (``>``) are someone else's earlier words and are not read again. Each problem is written
+``file:line: what is wrong``, naming the other side's file too. ``check(world, sections)`` runs them all.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+from worlds import sheets
+from worlds.lines import read_yaml
+from worlds.model import World
+from worlds.sections import Sections
+
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December"]
+DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+MEETING = re.compile(rf'"(?P<title>[^"\n]{{3,120}})" on (?P<weekday>{"|".join(DAYS)}), (?P<month>{"|".join(MONTHS)}) '
+                     r"(?P<day>\d{1,2})(?: at (?P<time>\d{1,2}:\d{2} [AP]M))?")
+SHEET_TOTAL = re.compile(r'"(?P<sheet>[^"\n]{1,120})" sheet totals \$(?P<amount>\d[\d,]*(?:\.\d{1,2})?)')
+# A dollar amount written out in full ("$1.2M" and "$40k" are rounded talk, not figures to check).
+AMOUNT = re.compile(r"\$(\d{1,3}(?:,\d{3})+|\d+)(\.\d{1,2})?(?![\d.]*\s?(?:[kKmMbB]\b|million|thousand|billion))")
+SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+
+
+def check(world: World, sections: Sections | None = None) -> list[str]:
+    """Every cross-app disagreement in ``world``, one ``file:line: ...`` line each."""
+    facts = _Facts(world, sections or {})
+    problems: list[str] = []
+    for item in world.docs.items:  # sheets first: mail quotes their totals
+        if item.type == "spreadsheet" and item.rows:
+            problems += sheets.check_sheet(facts, item)
+        elif item.type == "document" and item.text and "$" in item.text:
+            problems += facts.amounts_quoted(item.text, item.modified, lambda *n, i=item: _doc_line(i, *n))
+    for message in world.mail.messages:
+        text = _own_lines(message.body_text)
+        if not any(mark in text for mark in ('" on ', "$")):
+            continue
+        where = lambda *needles, m=message: _line(world, m.source, *needles)  # noqa: E731
+        local = message.date.astimezone(facts.zone)
+        people = {message.sender, *message.to, *message.cc}
+        problems += facts.meetings_named(text, local, people, where)
+        problems += facts.amounts_quoted(text, message.date, where)
+        problems += facts.sheet_totals(text, where)
+    return problems
+
+
+class _Facts:
+    """The records the checks compare against, indexed once."""
+
+    def __init__(self, world: World, sections: Sections):
+        self.world, self.zone = world, ZoneInfo(world.info.timezone)
+        self.meetings: dict[str, list[dict]] = {}
+        for app, section in sections.items():
+            if hasattr(section, "meetings") and app in world.sections:
+                for meeting in section.meetings(world.sections[app], world.info):
+                    self.meetings.setdefault(meeting["title"], []).append(meeting)
+        self.opps = world.crm.opportunities
+        self.by_name: dict[str, list[str]] = {}
+        self.by_word: dict[str, list[str]] = {}
+        for key, opp in self.opps.items():
+            self.by_name.setdefault(opp.name, []).append(key)
+            self.by_word.setdefault(opp.name.split()[0], []).append(opp.name)
+        self._crm_lines = None
+        self.sheet_totals_by_name: dict[str, list[tuple[float, str]]] = {}
+
+    def crm_at(self, key: str) -> str:
+        if self._crm_lines is None:
+            _, self._crm_lines = read_yaml(self.world.root / "crm" / "opportunities.yaml", "crm/opportunities.yaml", [])
+        return self._crm_lines.at("crm/opportunities.yaml", (key,))
+
+    def amount_at(self, key: str, moment: datetime) -> float | None:
+        """The opportunity's amount at ``moment``: today's, with later changes of its history undone."""
+        opp = self.opps[key]
+        amount = opp.amount
+        for entry in sorted(opp.history, key=lambda e: e.at, reverse=True):
+            if entry.field == "amount" and self.world.info.utc(entry.at) > moment:
+                amount = float(entry.old) if entry.old is not None else None
+        return amount
+
+    def named(self, text: str) -> list[str]:
+        """Opportunity names in ``text``, a name inside a longer named one left out."""
+        words = set(re.findall(r"[\w'&.-]+", text))
+        found = {name for word in words for name in self.by_word.get(word, ()) if name in text}
+        return [n for n in found if not any(n != other and n in other for other in found)]
+
+    def amounts_quoted(self, text: str, moment: datetime, where) -> list[str]:
+        problems = []
+        for sentence in SENTENCE.split(text):
+            found = {money(m): m.group(0) for m in AMOUNT.finditer(sentence)}
+            names = self.named(sentence) if len(found) == 1 else []
+            if len(names) != 1:
+                continue
+            (quoted, written), keys = found.popitem(), self.by_name[names[0]]
+            held = [self.amount_at(k, moment) for k in keys]
+            if quoted not in held:
+                problems.append(f"{where(names[0], written)}: quotes ${quoted:,.2f} for {names[0]!r}, but {self.crm_at(keys[0])} "
+                                f"has it at ${held[0] or 0:,.2f} on {moment.astimezone(self.zone):%Y-%m-%d}")
+        return problems
+
+    def meetings_named(self, text: str, local: datetime, people: set[str], where) -> list[str]:
+        problems = []
+        for m in MEETING.finditer(text):
+            at, title = where(m.group(0)), m["title"]
+            day = _nearest(local.date(), MONTHS.index(m["month"]) + 1, int(m["day"]))
+            if day is None:
+                problems.append(f"{at}: {m['month']} {m['day']} is not a date")
+                continue
+            if DAYS[day.weekday()] != m["weekday"]:
+                problems.append(f"{at}: names {m['weekday']}, {m['month']} {m['day']}, but {day} is a {DAYS[day.weekday()]}")
+            held = [e for e in self.meetings.get(title, ()) if e["start"].astimezone(self.zone).date() == day]
+            if m["time"]:
+                hour = datetime.strptime(m["time"], "%I:%M %p").time()
+                held = [e for e in held if e["start"].astimezone(self.zone).time() == hour]
+            if not held:
+                other = [str(e["start"].astimezone(self.zone))[:16] for e in self.meetings.get(title, ())]
+                problems.append(f"{at}: names the meeting {title!r} on {day}{' at ' + m['time'] if m['time'] else ''}, "
+                                "but the calendar has no such event" + (f" (it has one at {', '.join(other)})" if other else ""))
+                continue
+            missing = min((people - e["attendees"] for e in held), key=len)
+            if missing:
+                event = next(e for e in held if people - e["attendees"] == missing)
+                problems.append(f"{at}: names the meeting {title!r} on {day}, but {', '.join(sorted(missing))} "
+                                f"{'is' if len(missing) == 1 else 'are'} not invited ({event['where']})")
+        return problems
+
+    def sheet_totals(self, text: str, where) -> list[str]:
+        problems = []
+        for m in SHEET_TOTAL.finditer(text):
+            quoted = float(m["amount"].replace(",", ""))
+            found = self.sheet_totals_by_name.get(m["sheet"])
+            if found is None:
+                problems.append(f"{where(m.group(0))}: quotes the total of a sheet {m['sheet']!r} that docs do not have")
+            elif quoted not in [total for total, _ in found]:
+                problems.append(f"{where(m.group(0))}: quotes ${quoted:,.2f} as the {m['sheet']!r} total, but "
+                                f"{found[0][1]} totals ${found[0][0]:,.2f}")
+        return problems
+
+
+def money(match: re.Match) -> float:
+    return float(match.group(1).replace(",", "") + (match.group(2) or ""))
+
+
+def _own_lines(body: str) -> str:
+    """The message's own words: quoted lines and the attribution line above them left out."""
+    return "\n".join(line for line in body.splitlines()
+                     if not line.startswith(">") and not (line.startswith("On ") and line.rstrip().endswith("wrote:")))
+
+
+def _nearest(near: date, month: int, day: int) -> date | None:
+    """The date with that month and day closest to ``near`` (mail names dates without a year)."""
+    found = []
+    for year in (near.year - 1, near.year, near.year + 1):
+        try:
+            found.append(date(year, month, day))
+        except ValueError:
+            pass
+    return min(found, key=lambda d: abs((d - near).days), default=None)
+
+
+def _find(lines: list[str], needles: tuple[str, ...]) -> int | None:
+    """The 1-based number of the first unquoted line holding every needle (a needle's first 60 characters)."""
+    heads = [n.strip()[:60] for n in needles]
+    return next((i for i, line in enumerate(lines, 1) if not line.startswith(">") and all(h in line for h in heads)),
+                None)
+
+
+def _line(world: World, source: str, *needles: str) -> str:
+    """``source:line`` of the line of the message file holding ``needles``."""
+    found = _find((world.root / source).read_text(encoding="utf-8", errors="replace").splitlines(), needles)
+    return f"{source}:{found or 1}"
+
+
+def _doc_line(item, *needles: str) -> str:
+    if not item.source:
+        return f"{item.file} ({item.name!r})"
+    return f"docs/{item.source}:{_find((item.text or '').splitlines(), needles) or 1}"
