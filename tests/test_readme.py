@@ -68,6 +68,7 @@ NOT_RUN = {
     "OFFICEWORLD_ADMIN_TOKEN=$(openssl rand -hex 16) docker compose up --wait":
         "needs a Docker engine; tests/sandbox/test_compose_file.py checks the file",
     "officeworld up --backend processes": "serves until stopped; tests/sandbox/test_processes.py runs that backend",
+    "sudo .ci/compose": "CI's last step (.ci/run); needs root and Podman, and minutes",
 }
 
 
