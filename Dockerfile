@@ -1,11 +1,26 @@
 # syntax=docker/dockerfile:1
 # officeworld's one image: every service of compose.yaml (app services, gateway, agent shell) runs it.
+# Build arguments: BASE, an image with Python 3.11 (python3 and its venv module); DEPS, where pip finds the
+# dependencies: "index" (the package registry) or "wheelhouse" (wheels built beforehand into ./wheelhouse,
+# for a build without network access; .ci/compose builds on a Debian image of its own that way).
+ARG BASE=python:3.11-slim
+ARG DEPS=index
 
-# Build stage: resolve and install the dependencies into a virtual environment.
-FROM python:3.11-slim AS build
+FROM ${BASE} AS venv
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1
+RUN python3 -m venv /opt/venv
+
+FROM venv AS deps-index
+
+FROM venv AS deps-wheelhouse
+ENV PIP_NO_INDEX=1 PIP_FIND_LINKS=/wheels
+COPY wheelhouse /wheels
+RUN /opt/venv/bin/pip install --no-cache-dir /wheels/*.whl
+
+# Build stage: the project and (from the index) its dependencies into the virtual environment.
+# hadolint ignore=DL3006
+FROM deps-${DEPS} AS build
 WORKDIR /src
-RUN python -m venv /opt/venv
 COPY pyproject.toml README.md ./
 COPY apps ./apps
 COPY simulator ./simulator
@@ -15,7 +30,7 @@ COPY worlds ./worlds
 RUN /opt/venv/bin/pip install --no-cache-dir .
 
 # Final stage: the interpreter, the environment and the source; no compilers, no package caches.
-FROM python:3.11-slim AS runtime
+FROM ${BASE} AS runtime
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONPATH=/app \
     PYTHONDONTWRITEBYTECODE=1 \
