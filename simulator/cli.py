@@ -33,20 +33,36 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
        episode: bool = typer.Option(True, envvar="OFFICEWORLD_FIRST_EPISODE",
                                     help="Create one episode at start and print its URLs"),
        backend: str = typer.Option("inprocess", help="inprocess (one process), processes (the services of "
-                                   "compose.yaml as local processes) or docker (docker compose)")) -> None:
+                                   "compose.yaml as local processes) or docker (docker compose)"),
+       resume: bool = typer.Option(False, "--resume", envvar="OFFICEWORLD_RESUME",
+                                   help="Rebuild the unfinished episodes of the trajectory folder "
+                                   "(OFFICEWORLD_TRAJECTORY_DIR) from their files, same ids, before serving")) -> None:
     """Serve the control API, per-episode REST and per-episode MCP (apps in-process, or as services)."""
     if backend != "inprocess":
         from simulator.deploy import run_backend
 
         raise typer.Exit(run_backend(backend, world=world, port=port, first_episode=episode))
     from simulator.server import build_app
+    from simulator.tasks import task_catalog
 
     store = EpisodeStore()
+    if resume and store.trajectory_dir is None:
+        raise typer.BadParameter("--resume rebuilds episodes from their trajectory files: set "
+                                 "OFFICEWORLD_TRAJECTORY_DIR", param_hint="--resume")
     compiled = store.world(world)
     print(f"officeworld: world {world!r} ready ({len(compiled.info.people)} people; "
           f"{', '.join(sorted(compiled.images))} compiled)", file=sys.stderr)
     base = f"http://{host}:{port}"
-    if episode:
+    catalog = task_catalog(store)
+    if resume:
+        from simulator.trajectories.resume import resume as resume_episodes
+
+        done = resume_episodes(store, catalog)
+        for item in done:
+            print(item.describe(), file=sys.stderr)
+        print(f"resumed {sum(r.status == 'resumed' for r in done)} episode(s) from {store.trajectory_dir}",
+              file=sys.stderr)
+    if episode and not (resume and len(store)):
         ep = store.create(world)
         api = f"{base}/episodes/{ep.id}/api"
         print(f"episode {ep.id} as {ep.actor}\n  MCP:  {base}/episodes/{ep.id}/mcp\n"
@@ -55,7 +71,7 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
               f"  CLI:  export OW_URL={base} OW_EPISODE={ep.id}   (ow is in {Path(sys.executable).parent})",
               file=sys.stderr)
     print(f"control API: {base}/v1/episodes   (docs: {base}/docs)", file=sys.stderr)
-    uvicorn.run(build_app(store), host=host, port=port, log_level="warning")
+    uvicorn.run(build_app(store, catalog), host=host, port=port, log_level="warning")
 
 
 @cli.command("app-service")
