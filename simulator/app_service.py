@@ -31,6 +31,7 @@ from apps.kit.operation import invalid_from
 from apps.kit.rest import error_response
 from simulator.body_limit import BodyLimit
 from simulator.episodes import EpisodeStore
+from simulator.memory import release_soon
 
 
 class OpenEpisode(BaseModel):
@@ -104,6 +105,7 @@ def build_app_service(app: App, worlds: list[str] = (), cache_dir=None, *, token
     @api.delete("/admin/episodes/{episode_id}", status_code=204)
     def delete(episode_id: str) -> Response:
         host.close(episode_id)
+        release_soon()
         return Response(status_code=204)
 
     @api.post("/admin/episodes/{episode_id}/call/{operation}")

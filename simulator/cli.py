@@ -161,8 +161,17 @@ def mcp(world: str = typer.Option("acme", help="World to start the episode in"),
 
 @cli.command()
 def bench(world: str = typer.Option("acme", help="World to measure"),
-          repeat: int = typer.Option(200, help="Samples per figure")) -> None:
+          repeat: int = typer.Option(200, help="Samples per figure"),
+          load: bool = typer.Option(False, "--load", help="Instead: N concurrent episodes over REST, then MCP, "
+                                    "against a server in its own process (calls/s, p50/p99, errors, memory)"),
+          episodes: int = typer.Option(500, min=1, help="With --load: concurrent episodes"),
+          seconds: float = typer.Option(10.0, min=0.5, max=600, help="With --load: seconds of calls per surface")) -> None:
     """Measure episode create/fork, operation and MCP latencies and memory; print JSON."""
+    if load:
+        from simulator.bench_load import run as run_load
+
+        print(json.dumps(run_load(world, episodes, seconds), indent=2))
+        return
     from simulator.bench import run
 
     print(json.dumps(run(world, repeat), indent=2))

@@ -27,6 +27,7 @@ from apps.kit.episode import Episode
 from apps.kit.host import AppHost, LocalHost
 from apps.kit.remote import RemoteHost
 from simulator.compile import world_images
+from simulator.memory import release_soon
 from simulator.registry import APPS, world_sections
 from simulator.trajectories.files import Recorder, header_for
 from worlds import WorldError, content_hash, load_info
@@ -175,6 +176,7 @@ class EpisodeStore:
         episode.close()
         for listener in self.on_delete:
             listener(episode_id)
+        release_soon()
 
     def idle_for(self, episode: Episode) -> float:
         """Seconds since the episode's last call (or its creation)."""

@@ -68,6 +68,10 @@ NOT_RUN = {
     "OFFICEWORLD_ADMIN_TOKEN=$(openssl rand -hex 16) docker compose up --wait":
         "needs a Docker engine; tests/sandbox/test_compose_file.py checks the file",
     "officeworld up --backend processes": "serves until stopped; tests/sandbox/test_processes.py runs that backend",
+    "OFFICEWORLD_TRAJECTORY_DIR=runs/live officeworld up --resume":
+        "serves until stopped; tests/hardening/test_resume.py kills a server and resumes it",
+    "officeworld bench --load --episodes 500 --seconds 10":
+        "minutes of load on a shared machine; tests/simulator/test_bench_load.py runs it with 3 episodes",
 }
 
 
