@@ -1,9 +1,10 @@
 """``officeworld bench --load``: many concurrent episodes against one server in its own process.
 
 The server is ``officeworld up`` on a free loopback port (``bench_http.server_process``); this
-process is the clients. N episodes are created; then for a fixed time each episode has one client
-calling in a loop over REST, then one MCP session each (raw JSON-RPC over streamable HTTP, the
-session opened with ``initialize``) for the same time; then every episode is deleted. Reported per
+process is the clients. N episodes are created and each makes its first call into mail and the CRM
+(which clones those apps' images; timed apart); then for a fixed time each episode has one client
+calling in a loop over REST; then each opens one MCP session (raw JSON-RPC over streamable HTTP,
+``initialize``; timed apart) and calls in a loop for the same time; then every episode is deleted. Reported per
 surface: calls/s, p50/p99 latency, errors and dropped MCP sessions; and the server's resident
 memory at start (world compiled, no episode), at its peak, and after every episode was deleted.
 The run stops by itself (``seconds`` per surface). Nothing here asserts a figure.
@@ -68,7 +69,8 @@ async def _rest_client(http: httpx.AsyncClient, episode: str, until: float, out:
             out["errors"] += 1
 
 
-async def _mcp_client(http: httpx.AsyncClient, episode: str, until: float, out: dict) -> None:
+async def _open_mcp(http: httpx.AsyncClient, episode: str) -> dict | None:
+    """Open an MCP session at the episode (``initialize``, then ``initialized``); its headers, or None."""
     url = f"/episodes/{episode}/mcp"
     try:
         opened = await http.post(url, headers=MCP_HEADERS, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -76,7 +78,15 @@ async def _mcp_client(http: httpx.AsyncClient, episode: str, until: float, out: 
         headers = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
         await http.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
     except (httpx.HTTPError, KeyError):
-        out["dropped"] += 1
+        return None
+    return headers
+
+
+async def _mcp_client(http: httpx.AsyncClient, session: tuple[str, dict | None], until: float, out: dict) -> None:
+    episode, headers = session
+    url = f"/episodes/{episode}/mcp"
+    if headers is None:
+        out["dropped"] += 1   # the session could not be opened
         return
     i = 0
     while time.monotonic() < until:
@@ -96,7 +106,7 @@ async def _mcp_client(http: httpx.AsyncClient, episode: str, until: float, out: 
             out["samples"].append(time.perf_counter() - started)
         else:
             out["errors"] += 1
-    await http.delete(url, headers=headers)
+    await _control(http.delete, url, headers=headers)
 
 
 async def _control(method, url: str, **kwargs) -> httpx.Response:
@@ -141,11 +151,25 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
                 response = await _control(http.post, "/v1/episodes", json={"world": world}, headers=control)
                 response.raise_for_status()
                 return response.json()["id"]
-        made = time.monotonic()
+        async def warm(episode: str) -> None:   # each app's first call in an episode clones its image
+            async with gate:
+                for app, op, args in CALLS[:3:2]:
+                    await _control(http.post, f"/episodes/{episode}/api/{app}/{op}", json=args)
+
+        async def open_session(episode: str) -> tuple[str, dict | None]:
+            async with gate:
+                return episode, await _open_mcp(http, episode)
+        clock = time.monotonic()
         ids = await asyncio.gather(*(create() for _ in range(episodes)))
-        created_s = time.monotonic() - made
+        setup = {"create_episodes_s": round(time.monotonic() - clock, 2)}
+        clock = time.monotonic()
+        await asyncio.gather(*(warm(e) for e in ids))
+        setup["first_call_per_app_s"] = round(time.monotonic() - clock, 2)
         rest = await _phase(http, _rest_client, ids, seconds)
-        mcp = await _phase(http, _mcp_client, ids, seconds)
+        clock = time.monotonic()
+        sessions = await asyncio.gather(*(open_session(e) for e in ids))
+        setup["open_mcp_sessions_s"] = round(time.monotonic() - clock, 2)
+        mcp = await _phase(http, _mcp_client, sessions, seconds)
         loaded = rss_mb(pid)
 
         async def delete(episode: str) -> None:
@@ -157,8 +181,8 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
         stop.set()
         await sampler
         after = rss_mb(pid)
-    return {"episodes": episodes, "seconds_per_surface": seconds, "create_episodes_s": round(created_s, 2),
-            "rest": rest, "mcp": mcp, "episodes_left": left,
+    return {"episodes": episodes, "seconds_per_surface": seconds, "calls": [f"{a}.{o}" for a, o, _ in CALLS],
+            "setup": setup, "rest": rest, "mcp": mcp, "episodes_left": left,
             "memory_mb": {"start": round(start, 1), "peak": round(peak[0], 1), "loaded": round(loaded, 1),
                           "after_delete": round(after, 1),
                           "after_vs_start_pct": round((after - start) / start * 100, 1)},
