@@ -141,6 +141,7 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
         for app, op, args in CALLS:
             await http.post(f"/episodes/{first}/api/{app}/{op}", json=args)
         await http.delete(f"/v1/episodes/{first}", headers=control)
+        await asyncio.sleep(1.5)   # as after deletion below: the server has returned what it freed
         start = rss_mb(pid)
         peak, stop = [start], asyncio.Event()
         sampler = asyncio.create_task(_sampler(pid, peak, stop))
@@ -151,6 +152,7 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
                 response = await _control(http.post, "/v1/episodes", json={"world": world}, headers=control)
                 response.raise_for_status()
                 return response.json()["id"]
+
         async def warm(episode: str) -> None:   # each app's first call in an episode clones its image
             async with gate:
                 for app, op, args in CALLS[:3:2]:
@@ -171,12 +173,13 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
         setup["open_mcp_sessions_s"] = round(time.monotonic() - clock, 2)
         mcp = await _phase(http, _mcp_client, sessions, seconds)
         loaded = rss_mb(pid)
-
+    # The N clients are gone (their connections closed), as after a training run; then every episode goes.
+    async with httpx.AsyncClient(base_url=url, timeout=60) as http:
         async def delete(episode: str) -> None:
             async with gate:
                 await _control(http.delete, f"/v1/episodes/{episode}", headers=control)
         await asyncio.gather(*(delete(e) for e in ids))
-        await asyncio.sleep(1.0)   # the server returns memory after a burst of deletions
+        await asyncio.sleep(3.0)   # the server returns memory shortly after the last of a burst of deletions
         left = (await http.get("/health")).json()["episodes"]
         stop.set()
         await sampler

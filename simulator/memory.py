@@ -17,6 +17,7 @@ import threading
 _DELAY = 0.5
 _lock = threading.Lock()
 _pending: threading.Timer | None = None
+_again = False   # a deletion came while a release was pending: release once more after it
 
 try:
     _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
@@ -26,19 +27,22 @@ except (OSError, AttributeError):  # not glibc
 
 
 def release_now() -> None:
-    global _pending
+    global _pending, _again
     with _lock:
-        _pending = None
+        _pending, again, _again = None, _again, False
     gc.collect()
     if _trim is not None:
         _trim(0)
+    if again:   # deletions went on meanwhile: one more release after the last of them
+        release_soon()
 
 
 def release_soon() -> None:
-    """Release freed memory shortly (one run for a burst of deletions)."""
-    global _pending
+    """Release freed memory shortly after the last deletion of a burst (at most one run per half second)."""
+    global _pending, _again
     with _lock:
         if _pending is not None:
+            _again = True
             return
         _pending = threading.Timer(_DELAY, release_now)
         _pending.daemon = True
