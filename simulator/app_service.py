@@ -29,7 +29,9 @@ from apps.kit import App, NotFound, OpError
 from apps.kit.host import LocalHost
 from apps.kit.operation import invalid_from
 from apps.kit.rest import error_response
+from simulator.body_limit import BodyLimit
 from simulator.episodes import EpisodeStore
+from simulator.memory import release_soon
 
 
 class OpenEpisode(BaseModel):
@@ -103,6 +105,7 @@ def build_app_service(app: App, worlds: list[str] = (), cache_dir=None, *, token
     @api.delete("/admin/episodes/{episode_id}", status_code=204)
     def delete(episode_id: str) -> Response:
         host.close(episode_id)
+        release_soon()
         return Response(status_code=204)
 
     @api.post("/admin/episodes/{episode_id}/call/{operation}")
@@ -118,6 +121,7 @@ def build_app_service(app: App, worlds: list[str] = (), cache_dir=None, *, token
     api.add_exception_handler(RequestValidationError, lambda request, exc: error_response(
         invalid_from(exc.errors(), "is not a known field", located=True)))
     api.add_exception_handler(Exception, _internal)
+    api.add_middleware(BodyLimit)   # 413 past the body limit, as at the gateway
     return api
 
 

@@ -10,7 +10,7 @@ import socket
 import subprocess
 import sys
 import time
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 
 import httpx
 
@@ -34,15 +34,20 @@ def times(fn: Callable[[], object], repeat: int, warmup: int = 10) -> dict:
     return summary(samples)
 
 
+class Served(NamedTuple):
+    url: str
+    pid: int
+
+
 @contextlib.contextmanager
-def server_process(world: str, timeout: float = 120.0) -> Iterator[str]:
-    """``officeworld up`` for ``world`` in a child process on a free loopback port; its base URL."""
+def server_process(world: str, timeout: float = 120.0, env: dict | None = None) -> Iterator[Served]:
+    """``officeworld up`` for ``world`` in a child process on a free loopback port; its base URL and pid."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     command = [sys.executable, "-m", "simulator.cli", "up", "--world", world, "--host", "127.0.0.1",
                "--port", str(port), "--no-episode"]
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=os.environ.copy())
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env if env is not None else os.environ.copy())
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout
@@ -55,7 +60,7 @@ def server_process(world: str, timeout: float = 120.0) -> Iterator[str]:
             if time.monotonic() > deadline:
                 raise RuntimeError("the server did not start in time")
             time.sleep(0.05)
-        yield url
+        yield Served(url, child.pid)
     finally:
         child.terminate()
         try:
@@ -85,7 +90,7 @@ async def _mcp_call(url: str, repeat: int) -> dict:
 def run(world: str, repeat: int) -> dict:
     """``/health``, a REST call and an MCP tool call on a server in its own process."""
     app, name, args = PROBE
-    with server_process(world) as url, httpx.Client(base_url=url) as http:
+    with server_process(world) as (url, _), httpx.Client(base_url=url) as http:
         created = http.post("/v1/episodes", json={"world": world})
         created.raise_for_status()
         episode = created.json()["id"]

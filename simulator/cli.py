@@ -37,20 +37,36 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
        episode: bool = typer.Option(True, envvar="OFFICEWORLD_FIRST_EPISODE",
                                     help="Create one episode at start and print its URLs"),
        backend: str = typer.Option("inprocess", help="inprocess (one process), processes (the services of "
-                                   "compose.yaml as local processes) or docker (docker compose)")) -> None:
+                                   "compose.yaml as local processes) or docker (docker compose)"),
+       resume: bool = typer.Option(False, "--resume", envvar="OFFICEWORLD_RESUME",
+                                   help="Rebuild the unfinished episodes of the trajectory folder "
+                                   "(OFFICEWORLD_TRAJECTORY_DIR) from their files, same ids, before serving")) -> None:
     """Serve the control API, per-episode REST and per-episode MCP (apps in-process, or as services)."""
     if backend != "inprocess":
         from simulator.deploy import run_backend
 
         raise typer.Exit(run_backend(backend, world=world, port=port, first_episode=episode))
     from simulator.server import build_app
+    from simulator.tasks import task_catalog
 
     store = EpisodeStore()
+    if resume and store.trajectory_dir is None:
+        raise typer.BadParameter("--resume rebuilds episodes from their trajectory files: set "
+                                 "OFFICEWORLD_TRAJECTORY_DIR", param_hint="--resume")
     compiled = store.world(world)
     print(f"officeworld: world {world!r} ready ({len(compiled.info.people)} people; "
           f"{', '.join(sorted(compiled.images))} compiled)", file=sys.stderr)
     base = f"http://{host}:{port}"
-    if episode:
+    catalog = task_catalog(store)
+    if resume:
+        from simulator.trajectories.resume import resume as resume_episodes
+
+        done = resume_episodes(store, catalog)
+        for item in done:
+            print(item.describe(), file=sys.stderr)
+        print(f"resumed {sum(r.status == 'resumed' for r in done)} episode(s) from {store.trajectory_dir}",
+              file=sys.stderr)
+    if episode and not (resume and len(store)):
         ep = store.create(world)
         api = f"{base}/episodes/{ep.id}/api"
         print(f"episode {ep.id} as {ep.actor}\n  MCP:  {base}/episodes/{ep.id}/mcp\n"
@@ -59,7 +75,7 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
               f"  CLI:  export OW_URL={base} OW_EPISODE={ep.id}   (ow is in {Path(sys.executable).parent})",
               file=sys.stderr)
     print(f"control API: {base}/v1/episodes   (docs: {base}/docs)", file=sys.stderr)
-    uvicorn.run(build_app(store), host=host, port=port, log_level="warning")
+    uvicorn.run(build_app(store, catalog), host=host, port=port, log_level="warning")
 
 
 @cli.command("app-service")
@@ -151,8 +167,17 @@ def mcp(world: str = typer.Option("acme", help="World to start the episode in"),
 def bench(world: str = typer.Option("acme", help="World to measure"),
           repeat: int = typer.Option(200, help="Samples per figure"),
           ray: bool = typer.Option(False, "--ray", help="Also rollouts per second in one process and over 1 and 2 "
-                                   "Ray actors (starts a local Ray; a few minutes)")) -> None:
+                                   "Ray actors (starts a local Ray; a few minutes)"),
+          load: bool = typer.Option(False, "--load", help="Instead: N concurrent episodes over REST, then MCP, "
+                                    "against a server in its own process (calls/s, p50/p99, errors, memory)"),
+          episodes: int = typer.Option(500, min=1, help="With --load: concurrent episodes"),
+          seconds: float = typer.Option(10.0, min=0.5, max=600, help="With --load: seconds of calls per surface")) -> None:
     """Measure episode create/fork, operation and MCP latencies and memory; print JSON."""
+    if load:
+        from simulator.bench_load import run as run_load
+
+        print(json.dumps(run_load(world, episodes, seconds), indent=2))
+        return
     from simulator.bench import run
 
     figures = run(world, repeat)

@@ -244,6 +244,7 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         episode = store.get(episode_id)
         with episode.lock:
             episode.clock.advance(timedelta(seconds=body.seconds))
+            store.clock_moved(episode)
         return info(request, episode)
 
     @router.get("/tools")

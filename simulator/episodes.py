@@ -27,6 +27,7 @@ from apps.kit.episode import Episode
 from apps.kit.host import AppHost, LocalHost
 from apps.kit.remote import RemoteHost
 from simulator.compile import world_images
+from simulator.memory import release_soon
 from simulator.registry import APPS, world_sections
 from simulator.trajectories.files import Recorder, header_for
 from worlds import WorldError, content_hash, load_info
@@ -108,20 +109,24 @@ class EpisodeStore:
             return self._worlds[name]
 
     def create(self, world: str, actor: str | None = None, *, task=None, record: bool | None = None,
-               meta: dict | None = None) -> Episode:
-        """A fresh episode; ``task`` (a ``tasks.model.Task``) goes into its trajectory file's header."""
+               meta: dict | None = None, episode_id: str | None = None) -> Episode:
+        """A fresh episode; ``task`` (a ``tasks.model.Task``) goes into its trajectory file's header.
+        ``episode_id`` is for an episode rebuilt from its file (``simulator.trajectories.resume``),
+        which keeps its id and its file (no recorder is made here: the caller reopens the file)."""
         self.drop_idle()
         compiled = self.world(world)
         info = compiled.info
         actor = (actor or info.default_actor).strip().lower()
         if actor not in info.people_by_email():
             raise Invalid(f"as: {actor} is not a person of world {world!r}", field="as")
-        episode = Episode(_new_id(), compiled, actor, self.hosts, VirtualClock(info.now_utc), world_ref=world,
+        if episode_id is not None and episode_id in self._episodes:
+            raise Invalid(f"episode_id: {episode_id} is already live", field="episode_id")
+        episode = Episode(episode_id or _new_id(), compiled, actor, self.hosts, VirtualClock(info.now_utc), world_ref=world,
                           operations={name: app.operations for name, app in self.apps.items()})
         if record and self.trajectory_dir is None:
             raise Invalid("record: this server keeps no trajectory files (set OFFICEWORLD_TRAJECTORY_DIR)",
                           field="record")
-        if self.trajectory_dir is not None and record is not False:
+        if self.trajectory_dir is not None and record is not False and episode_id is None:
             episode.recorder = Recorder(self._file(episode.id), header_for(episode, compiled, task, meta=meta))
         self._add(episode)
         return episode
@@ -163,6 +168,11 @@ class EpisodeStore:
         if isinstance(episode.recorder, Recorder):
             episode.recorder.event("restore", step=len(episode.trajectory))
 
+    def clock_moved(self, episode: Episode) -> None:
+        """Note in the file that the clock was moved (so that a resumed episode's clock stands there too)."""
+        if isinstance(episode.recorder, Recorder):
+            episode.recorder.event("clock", now=episode.clock.now().isoformat())
+
     def delete(self, episode_id: str) -> None:
         episode = self.get(episode_id)
         with self._lock:
@@ -177,6 +187,7 @@ class EpisodeStore:
         episode.close()
         for listener in self.on_delete:
             listener(episode_id)
+        release_soon()
 
     def idle_for(self, episode: Episode) -> float:
         """Seconds since the episode's last call (or its creation)."""

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
@@ -23,14 +24,17 @@ from starlette.exceptions import HTTPException
 
 from apps.kit import OpError
 from apps.kit.cli import catalogue
+from apps.kit.invoker import invoke_async
 from apps.kit.mcp import build_server
 from apps.kit.operation import invalid_from
 from apps.kit.rest import document_inputs, error_response, operation_router
 from simulator.auth import control_token
+from simulator.body_limit import BODY_LIMIT, TooLarge, read_body, refuse, replaying
 from simulator.browser_tools import BrowserTools
 from simulator.control import control_router
 from simulator.episodes import EpisodeStore
 from simulator.gui import mount_gui
+from simulator.mcp_text import lone_surrogate_call, tool_error_reply
 from simulator.registry import all_operations
 from simulator.tasks import task_catalog
 from tasks.catalog import Catalog
@@ -62,7 +66,9 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
         async with mcp.session_manager.run():
+            gateway.loop = asyncio.get_running_loop()
             yield
+            gateway.loop = None
         await anyio.to_thread.run_sync(browsers.close)
 
     api = FastAPI(title="officeworld", version="0.1.0", lifespan=lifespan)
@@ -90,7 +96,8 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))
     api.add_exception_handler(RequestValidationError, _validation_error)
     api.add_exception_handler(HTTPException, _http_error)
-    return Gateway(api, mcp_app, store)
+    gateway = Gateway(api, mcp_app, store, mcp.session_manager, {op.qualified_name: op for op in operations})
+    return gateway
 
 
 def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -107,17 +114,35 @@ def _http_error(request: Request, exc: HTTPException) -> JSONResponse:
 class Gateway:
     """Routes ``/episodes/{id}/mcp`` to the MCP app (with the episode in the scope), the rest to FastAPI.
 
+    Every request body is read up to ``BODY_LIMIT`` first (``simulator.body_limit``: past it, 413).
     Each MCP session is bound to the episode whose URL opened it: the session id the SDK hands out is
     noted as the response leaves, and a request carrying it at any other episode's path (a call, a
     stream, a DELETE) is refused as an unknown session, so one episode's session never acts in another.
+    The map forgets a session when it ends (DELETE, or the SDK dropped it) and when its episode is
+    deleted, which also ends the session in the SDK. A tool call whose arguments hold a lone surrogate
+    is answered here as a tool error naming the argument (``simulator.mcp_text``).
     """
 
-    def __init__(self, api: FastAPI, mcp_app, store: EpisodeStore):
-        self.api, self.mcp_app, self.store = api, mcp_app, store
+    def __init__(self, api: FastAPI, mcp_app, store: EpisodeStore, manager=None, operations: dict | None = None,
+                 body_limit: int = BODY_LIMIT):
+        self.api, self.mcp_app, self.store, self.manager = api, mcp_app, store, manager
+        self.operations, self.body_limit = operations or {}, body_limit
         self.sessions: dict[str, str] = {}  # MCP session id -> the episode that opened it
+        self.loop: asyncio.AbstractEventLoop | None = None  # set while the server runs
+        self._ending: set = set()
+        store.on_delete.append(self._episode_deleted)
 
     async def __call__(self, scope, receive, send):
-        match = _MCP_PATH.match(scope.get("path", "")) if scope["type"] == "http" else None
+        if scope["type"] != "http":
+            return await self.api(scope, receive, send)
+        try:
+            body = await read_body(scope, receive, self.body_limit)
+        except TooLarge:
+            return await refuse(send, self.body_limit)
+        if body is None:  # the client went away
+            return None
+        receive = replaying(body, receive)
+        match = _MCP_PATH.match(scope.get("path", ""))
         if match is None:
             return await self.api(scope, receive, send)
         episode_id = match.group(1)
@@ -131,19 +156,66 @@ class Gateway:
             refusal = None
         if refusal is not None:
             return await error_response(refusal)(scope, receive, send)
+        if session in self.sessions and scope["method"] == "POST":
+            found = lone_surrogate_call(body)
+            if found is not None:
+                return await self._surrogate_reply(send, episode_id, session, *found)
         scope = dict(scope, path="/mcp", raw_path=b"/mcp", episode=episode_id)
         await self.mcp_app(scope, receive, self._binding(send, episode_id, session, scope["method"]))
+
+    async def _surrogate_reply(self, send, episode_id: str, session: str, request: dict, where: str) -> None:
+        op = self.operations.get(request["params"]["name"])
+        if op is not None:  # recorded like any refused call; the kit's limits name the argument
+            step = await invoke_async(self.store.get(episode_id), op, request["params"].get("arguments") or {}, "mcp")
+            error = step.error
+        else:
+            error = {"type": "invalid", "field": where,
+                     "message": f"{where}: text is not valid Unicode (a lone surrogate)"}
+        body = tool_error_reply(request, error)
+        await send({"type": "http.response.start", "status": 200, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+            (b"mcp-session-id", session.encode())]})
+        await send({"type": "http.response.body", "body": body})
 
     def _binding(self, send, episode_id: str, session: str | None, method: str):
         async def bound_send(message):
             if message["type"] == "http.response.start":
                 opened = _header(message, b"mcp-session-id")
                 if session is None and opened is not None:
+                    self._forget_ended()
                     self.sessions[opened] = episode_id
-                elif method == "DELETE" and session is not None and message["status"] < 300:
-                    self.sessions.pop(session, None)
+                elif session is not None and (message["status"] == 404 or (method == "DELETE" and message["status"] < 300)):
+                    self.sessions.pop(session, None)   # ended here, or the SDK no longer knows it
             await send(message)
         return bound_send
+
+    def _live_sessions(self) -> dict | None:
+        return getattr(self.manager, "_server_instances", None)  # the SDK's own map (no public accessor)
+
+    def _forget_ended(self) -> None:
+        """Drop sessions the SDK has ended on its own (idle timeout, crash) from the map."""
+        live = self._live_sessions()
+        if live is not None and len(self.sessions) >= len(live):
+            for session in [s for s in self.sessions if s not in live]:
+                self.sessions.pop(session, None)
+
+    def _episode_deleted(self, episode_id: str) -> None:
+        """Told by the store (from any thread): forget the episode's sessions and end them in the SDK."""
+        ended = [s for s, e in list(self.sessions.items()) if e == episode_id]
+        for session in ended:
+            self.sessions.pop(session, None)
+        loop = self.loop
+        if ended and loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._end_sessions, ended)
+
+    def _end_sessions(self, sessions: list[str]) -> None:
+        live = self._live_sessions() or {}
+        for session in sessions:
+            transport = live.get(session)
+            if transport is not None:
+                task = asyncio.ensure_future(transport.terminate())
+                self._ending.add(task)
+                task.add_done_callback(self._ending.discard)
 
 
 def _header(holder: dict, name: bytes) -> str | None:

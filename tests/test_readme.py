@@ -91,6 +91,10 @@ NOT_RUN = {
     "--model my-model --client.base-url http://127.0.0.1:8080/v1 --client.api-key-var MY_KEY -r 8 --no-push":
         "needs a model endpoint; tests/trainers/test_verifiers.py runs vf-eval with a scripted model server",
     "sudo .ci/compose": "CI's last step (.ci/run); needs root and Podman, and minutes",
+    "OFFICEWORLD_TRAJECTORY_DIR=runs/live officeworld up --resume":
+        "serves until stopped; tests/hardening/test_resume.py kills a server and resumes it",
+    "officeworld bench --load --episodes 500 --seconds 10":
+        "minutes of load on a shared machine; tests/simulator/test_bench_load.py runs it with 3 episodes",
 }
 
 

@@ -12,7 +12,8 @@ from typing import Callable
 
 from apps.kit.clock import VirtualClock
 from apps.kit.database import AppDatabase
-from apps.kit.host import AppHost, LocalHost
+from apps.kit.errors import LostEpisode
+from apps.kit.host import AppHost, LocalHost, Outcome
 from apps.kit.operation import Operation, OperationSet
 from apps.kit.trajectory import Step
 
@@ -40,6 +41,8 @@ class Episode:
         self.lock = threading.RLock()
         self._opened: set[str] = set()
         self.operations = operations or {}
+        # The last snapshot restored (its images, and the trajectory's length then): where a rebuild starts.
+        self._restored: tuple[dict[str, bytes], int] | None = None
 
     def operation(self, app: str, name: str) -> Operation | None:
         """An operation of one of this episode's apps, by name (how peer requests find their target)."""
@@ -63,6 +66,32 @@ class Episode:
                 self._opened.add(app)
             return self.hosts[app]
 
+    def call(self, op: Operation, kwargs: dict, actor: str, now: datetime) -> Outcome:
+        """Run ``op`` on its app's host; if the host lost this episode (an app service that restarted),
+        rebuild the app's state there first (``rebuild``) and run it again."""
+        host = self.host(op.app)
+        try:
+            return host.call(self.id, op, kwargs, actor, now)
+        except LostEpisode:
+            self.rebuild(op.app)
+            return host.call(self.id, op, kwargs, actor, now)
+
+    def rebuild(self, app: str) -> None:
+        """Give ``app``'s host this episode's state again from what the gateway knows: the world's
+        pristine copy (or the last snapshot restored), then every successful write the trajectory
+        holds for that app (peer steps included, their own requests not re-run), each at its recorded
+        virtual time as its recorded person. State is deterministic, so the state is as it was."""
+        with self.lock:
+            images, start = self._restored or ({}, 0)
+            host = self.hosts[app]
+            host.open(self.id, self.world_ref, image=images.get(app))
+            self._opened.add(app)
+            operations = self.operations[app].operations
+            for step in self.trajectory[start:]:
+                if step.app == app and step.mutates and step.error is None:
+                    op = operations[step.operation]
+                    host.call(self.id, op, op.validate(step.arguments), step.actor or self.actor, step.virtual_time)
+
     def db(self, app: str) -> AppDatabase:
         """The app's database, for an app hosted in this process (tests and benchmarks read it)."""
         host = self.host(app)
@@ -80,6 +109,7 @@ class Episode:
                             self.operations)
             child.trajectory = list(self.trajectory)
             child.browser_actions = list(self.browser_actions)
+            child._restored = self._restored
             for app in sorted(self._opened):
                 self.hosts[app].open(new_id, self.world_ref, fork_from=self.id)
                 child._opened.add(app)
@@ -87,7 +117,14 @@ class Episode:
 
     def digests(self) -> dict[str, str]:
         with self.lock:
-            return {app: self.host(app).digest(self.id) for app in self.apps}
+            out = {}
+            for app in self.apps:
+                try:
+                    out[app] = self.host(app).digest(self.id)
+                except LostEpisode:
+                    self.rebuild(app)
+                    out[app] = self.host(app).digest(self.id)
+            return out
 
     def digest(self) -> str:
         """One digest of every app's content: equal digests mean equal state."""
@@ -120,6 +157,7 @@ class Episode:
             for app, image in images.items():
                 self.hosts[app].open(self.id, self.world_ref, image=image)
                 self._opened.add(app)
+            self._restored = (images, len(self.trajectory))
             self.clock = VirtualClock(datetime.fromisoformat(meta["now"]), self.clock.tick_size)
             self.actor = meta["actor"]
 

@@ -35,6 +35,10 @@ class NotFound(OpError):
     status, kind, exit_code = 404, "not_found", 4
 
 
+class LostEpisode(NotFound):
+    """An app service no longer holds the episode's state (it restarted): the gateway rebuilds it."""
+
+
 class Forbidden(OpError):
     status, kind, exit_code = 403, "forbidden", 5
 

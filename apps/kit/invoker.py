@@ -44,7 +44,7 @@ def _run(episode: Episode, op: Operation, arguments, surface: Surface, requested
     outcome, failure = Outcome(), None
     try:
         kwargs = op.validate(arguments)
-        outcome = episode.host(op.app).call(episode.id, op, kwargs, actor or episode.actor, now)
+        outcome = episode.call(op, kwargs, actor or episode.actor, now)
     except OpError as exc:
         outcome = Outcome(error=exc.to_dict())
     except Exception as exc:  # recorded, then re-raised: the step log must show the crash too

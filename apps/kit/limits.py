@@ -37,7 +37,7 @@ _TOO_COMPLEX = ("expression tree is too large", "like or glob pattern too comple
 def check(arguments: dict[str, Any], text_limit: int = TEXT_LIMIT) -> None:
     """Raise ``Invalid`` naming the first value in ``arguments`` that no operation may receive."""
     for name, value in arguments.items():
-        _check(value, str(name), text_limit)
+        _check(value, str(name) or '""', text_limit)   # an argument named "" is named too
 
 
 def _check(value: Any, where: str, text_limit: int) -> None:

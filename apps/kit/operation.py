@@ -121,7 +121,7 @@ def invalid_from(errors: list[dict], unknown: str = "is not an argument of this 
     loc = list(first["loc"])
     if located and loc and loc[0] in ("body", "query", "path", "header"):
         loc = loc[1:]
-    where = ".".join(str(p) for p in loc) or None
+    where = ".".join(str(p) if str(p) else '""' for p in loc) or None   # an argument named "" is named too
     message = first["msg"] if first["type"] != "extra_forbidden" else unknown
     more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
     return Invalid(f"{where}: {message}{more}" if where else message + more, field=where)

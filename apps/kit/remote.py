@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from apps.kit.errors import NotFound, OpError, Unavailable, from_dict
+from apps.kit.errors import LostEpisode, NotFound, OpError, Unavailable, from_dict
 from apps.kit.host import Outcome
 from apps.kit.operation import Operation
 
@@ -81,4 +81,7 @@ class RemoteHost:
                               f"{response.text[:200]}") from None
         if error.get("type") == "internal":
             raise RemoteAppError(f"{self.app} service: {error.get('message')}")
+        if response.status_code == 404 and error.get("field") == "episode_id" and path.startswith("/admin/episodes/"):
+            raise LostEpisode(f"the {self.app} service at {self.url} has lost this episode's state "
+                              "(did it restart?)", field="episode_id")
         raise from_dict(error)

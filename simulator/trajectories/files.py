@@ -82,13 +82,21 @@ class Footer(BaseModel):
 class Recorder:
     """Streams one episode's trajectory to ``path``: called by the invoker after every step."""
 
-    def __init__(self, path: Path, header: Header, steps: list[Step] = ()):
+    def __init__(self, path: Path, header: Header, steps: list[Step] = (), *, reopen: bool = False):
+        """``reopen``: go on appending to the file of an episode rebuilt from it (no new header)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.header = header
         self.finished = False
         self._lock = threading.Lock()
+        if reopen:  # a half-written last line (the process died mid-write) is cut, so new lines start clean
+            data = path.read_bytes()
+            if data and not data.endswith(b"\n"):
+                with path.open("r+b") as fh:
+                    fh.truncate(data.rfind(b"\n") + 1)
         self._file = path.open("a", encoding="utf-8")
+        if reopen:
+            return
         self._write(header.model_dump_json())
         for step in steps:   # a fork starts with its parent's steps so that the file replays alone
             self(step)

@@ -1,0 +1,105 @@
+"""Rebuild a server's live episodes from their trajectory files after a crash (``officeworld up --resume``).
+
+Each file whose last record is not a footer belongs to an episode that was live when the server
+died (a finished or deleted episode's file ends with its footer). Such an episode is made again
+with the same id, world and acting person; a task episode runs its task's setup again; then every
+recorded write is re-run at its recorded virtual time as its recorded person, its result compared
+with the recorded one (``replay``). The episode then takes the recorded steps as its trajectory
+(reads included, same indices), its clock where it stood, and goes on appending to the same file,
+so clients carry on with the same URLs. State is deterministic, so the rebuilt state equals the
+state before the crash: every answered step was flushed to the file before its answer left.
+
+Not rebuilt: an episode that restored a snapshot (the file cannot say what the snapshot held), an
+episode created with ``record: false`` (it has no file), and a file that cannot be read. Each is
+reported with its reason; its file is left as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from apps.kit.clock import VirtualClock
+from apps.kit.errors import Invalid, OpError
+from simulator.episodes import EpisodeStore
+from simulator.trajectories.files import Recorder, TrajectoryFile, TrajectoryFileError, read
+from simulator.trajectories.replay import Replay, _replay_step
+
+
+@dataclass
+class Resumed:
+    episode: str
+    status: str                      # "resumed" or "skipped"
+    steps: int = 0
+    replayed: int = 0
+    reason: str | None = None
+    divergences: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        if self.status != "resumed":
+            return f"{self.episode}: not resumed: {self.reason}"
+        text = f"{self.episode}: resumed ({self.steps} steps, {self.replayed} writes re-run)"
+        return text + "".join(f"\n  diverged: {d}" for d in self.divergences)
+
+
+def resume(store: EpisodeStore, catalog=None) -> list[Resumed]:
+    """Rebuild every unfinished episode whose file is in ``store.trajectory_dir`` and not live yet;
+    ``catalog`` (a ``tasks.catalog.Catalog``) is needed for task episodes."""
+    if store.trajectory_dir is None or not store.trajectory_dir.is_dir():
+        return []
+    out = []
+    for path in sorted(store.trajectory_dir.glob("*.jsonl")):
+        try:
+            file = read(path)
+        except (TrajectoryFileError, ValueError) as exc:
+            out.append(Resumed(path.stem, "skipped", reason=f"unreadable file: {exc}"))
+            continue
+        if file.finished or file.header.episode in store:
+            continue
+        out.append(_resume_one(store, catalog, file))
+    return out
+
+
+def _resume_one(store: EpisodeStore, catalog, file: TrajectoryFile) -> Resumed:
+    header = file.header
+    if any(e.get("event") == "restore" for e in file.events):
+        return Resumed(header.episode, "skipped", reason="it restored a snapshot, which its file cannot rebuild")
+    if file.path.stem != header.episode:
+        return Resumed(header.episode, "skipped", reason=f"the file {file.path.name} names another episode")
+    try:
+        episode = store.create(header.world_ref, header.actor, episode_id=header.episode, meta=header.meta)
+    except OpError as exc:
+        return Resumed(header.episode, "skipped", reason=exc.message)
+    try:
+        run = None
+        if header.task is not None:
+            if catalog is None:
+                raise Invalid("a task episode needs the server's task catalog", field="task")
+            run = catalog.start(header.task.id, include_quarantined=True, episode=episode)
+        result = Replay(file, episode, run)
+        operations = {f"{op.app}.{op.name}": op for app in store.apps.values() for op in app.operations}
+        for step in file.steps:
+            if (step.surface == "setup" and run is not None) or step.surface == "peer" or not step.mutates:
+                continue  # setup ran again with the task; a peer step is requested again by its requester
+            _replay_step(result, step, operations)
+    except OpError as exc:
+        store.delete(episode.id)   # no recorder yet: the file is left untouched
+        return Resumed(header.episode, "skipped", reason=exc.message)
+    with episode.lock:
+        episode.trajectory = list(file.steps)
+        episode.clock = _clock_after(file, episode.clock)
+        episode.recorder = Recorder(file.path, header, reopen=True)
+    return Resumed(episode.id, "resumed", len(file.steps), result.replayed,
+                   divergences=[d.describe() for d in result.divergences])
+
+
+def _clock_after(file: TrajectoryFile, clock: VirtualClock) -> VirtualClock:
+    """Where the clock stood: a tick past the last step, or a later recorded clock move."""
+    now = clock.now()
+    if file.steps:
+        now = file.steps[-1].virtual_time + clock.tick_size
+    for event in file.events:
+        if event.get("event") == "clock" and event.get("now"):
+            now = max(now, datetime.fromisoformat(event["now"]))
+    return VirtualClock(now, clock.tick_size)
+
