@@ -8,13 +8,28 @@ import threading
 import zipfile
 from datetime import datetime
 from hashlib import sha256
-from typing import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from apps.kit.clock import VirtualClock
 from apps.kit.database import AppDatabase
 from apps.kit.host import AppHost, LocalHost
 from apps.kit.operation import Operation, OperationSet
 from apps.kit.trajectory import Step
+
+if TYPE_CHECKING:
+    from worlds.model import WorldInfo
+
+
+class EpisodeWorld(Protocol):
+    """What an episode keeps of its world (``simulator.episodes.CompiledWorld``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def root(self) -> Path: ...
+    @property
+    def info(self) -> WorldInfo: ...
 
 
 class Episode:
@@ -26,7 +41,7 @@ class Episode:
     path). ``lock`` serialises calls into the episode.
     """
 
-    def __init__(self, id: str, world, actor: str, hosts: dict[str, AppHost], clock: VirtualClock,
+    def __init__(self, id: str, world: EpisodeWorld, actor: str, hosts: dict[str, AppHost], clock: VirtualClock,
                  world_ref: str | None = None, operations: dict[str, OperationSet] | None = None):
         self.id = id
         self.world = world
