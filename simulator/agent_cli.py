@@ -73,8 +73,9 @@ def _connect(netloc: str) -> socket.socket:
         return sock
     host, port = (netloc.rsplit(":", 1) if netloc.rsplit(":", 1)[-1].isdigit() else (netloc, "80"))
     # As bytes, an address skips the IDNA codec (and its imports) that a str host goes through.
-    return socket.create_connection((host.strip("[]").encode("idna" if not host.isascii() else "ascii"), int(port)),
-                                    timeout=TIMEOUT)
+    # typeshed reads the host as str only; socket takes bytes (getaddrinfo does).
+    return socket.create_connection((host.strip("[]").encode("idna" if not host.isascii() else "ascii"),  # type: ignore[arg-type]
+                                     int(port)), timeout=TIMEOUT)
 
 
 def _parse(raw: bytes) -> tuple[int, bytes]:
@@ -88,8 +89,8 @@ def _parse(raw: bytes) -> tuple[int, bytes]:
     if "chunked" in headers.get("transfer-encoding", ""):
         body = b""
         while True:
-            size, _, rest = rest.partition(b"\r\n")
-            size = int(size.split(b";")[0], 16)
+            line, _, rest = rest.partition(b"\r\n")
+            size = int(line.split(b";")[0], 16)
             if size == 0:
                 return status, body
             body, rest = body + rest[:size], rest[size + 2:]
@@ -265,6 +266,7 @@ def arguments(tool: dict, parsed: argparse.Namespace, cmd: argparse.ArgumentPars
             except json.JSONDecodeError as exc:
                 cmd.error(f"argument {_flag(name)}: not valid JSON ({exc.msg})")
         elif what == "list":
+            assert typ is not None  # a list's items have a scalar type
             convert = _typed(typ)
             try:
                 value = [convert(part.strip()) for item in value for part in item.split(",") if part.strip()]

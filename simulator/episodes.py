@@ -116,6 +116,7 @@ class EpisodeStore:
         return episode
 
     def _file(self, episode_id: str) -> Path:
+        assert self.trajectory_dir is not None  # asked only when episodes are recorded
         return self.trajectory_dir / f"{episode_id}.jsonl"
 
     def _add(self, episode: Episode) -> None:

@@ -13,16 +13,19 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+from typing import Any
 
 import anyio
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from mcp.server.context import ServerRequestContext
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.exceptions import HTTPException
 
 from apps.kit import OpError
 from apps.kit.cli import catalogue
+from apps.kit.episode import Episode
 from apps.kit.mcp import build_server
 from apps.kit.operation import invalid_from
 from apps.kit.rest import document_inputs, error_response, operation_router
@@ -51,7 +54,12 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     store = store if store is not None else EpisodeStore()
     operations = all_operations(store.apps)
     browsers = BrowserTools()
-    mcp = build_server(operations, lambda ctx: store.get(ctx.request.scope["episode"]),
+
+    def episode_of(ctx: ServerRequestContext[Any, Any]) -> Episode:
+        assert ctx.request is not None  # the HTTP transport attaches each call's request
+        return store.get(ctx.request.scope["episode"])
+
+    mcp = build_server(operations, episode_of,
                        instructions=INSTRUCTIONS, extra=browsers)
     hosts = allowed_hosts()
     security = TransportSecuritySettings(
@@ -88,8 +96,9 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
         return {"status": "ok", "episodes": len(store), "apps": sorted(store.apps)}
 
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))
-    api.add_exception_handler(RequestValidationError, _validation_error)
-    api.add_exception_handler(HTTPException, _http_error)
+    # Starlette types a handler as taking any Exception; it calls each with its own class only.
+    api.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
+    api.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
     return Gateway(api, mcp_app, store)
 
 

@@ -30,6 +30,8 @@ class EpisodeWorld(Protocol):
     def root(self) -> Path: ...
     @property
     def info(self) -> WorldInfo: ...
+    @property
+    def images(self) -> dict[str, bytes]: ...  # each app's pristine database image
 
 
 class Episode:

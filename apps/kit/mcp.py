@@ -8,9 +8,10 @@ a result with ``isError`` and a JSON body naming the problem; the session goes o
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from mcp import types
+from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
 from apps.kit.errors import OpError
@@ -20,7 +21,8 @@ from apps.kit.operation import Operation
 if TYPE_CHECKING:
     from apps.kit.episode import Episode
 
-EpisodeResolver = Callable[[object], "Episode"]
+# The call's context (the SDK's per-request context) -> its episode.
+EpisodeResolver = Callable[[ServerRequestContext[Any, Any]], "Episode"]
 
 
 def tool(op: Operation) -> types.Tool:
