@@ -23,16 +23,21 @@ def _sandbox(tmp_path: Path, system_tools: tuple[str, ...] = ("bwrap", "chromium
     """A copy of the set-up files, a fake .venv and a PATH of fakes and the few real tools dev.sh needs."""
     repo, bin_dir, log = tmp_path / "repo", tmp_path / "bin", tmp_path / "calls.log"
     (repo / "tools" / "inspector").mkdir(parents=True)
-    shutil.copy(ROOT / "dev.sh", repo / "dev.sh")
-    shutil.copy(ROOT / "pyproject.toml", repo / "pyproject.toml")
+    (repo / "trainers").mkdir()
+    for name in ("dev.sh", "pyproject.toml", "constraints.txt", "trainers/side-requirements.txt"):
+        shutil.copy(ROOT / name, repo / name)
     shutil.copy(ROOT / "tools" / "inspector" / "package-lock.json", repo / "tools" / "inspector" / "package-lock.json")
     venv = repo / ".venv" / "bin"
     venv.mkdir(parents=True)
     _script(venv / "python", f'exec {sys.executable} "$@"')
     _script(venv / "pip", f'echo "pip $*" >> {log}')
     _script(venv / "hello", 'echo "hello $*"')
+    side = repo / ".venv-side" / "bin"
+    side.mkdir(parents=True)
+    _script(side / "python", f'exec {sys.executable} "$@"')
+    _script(side / "pip", f'echo "side-pip $*" >> {log}')
     bin_dir.mkdir()
-    for real in ("sh", "sha256sum", "cut", "cat", "mkdir", "dirname"):
+    for real in ("sh", "sha256sum", "cut", "cat", "mkdir", "dirname", "grep", "sed", "mv"):
         (bin_dir / real).symlink_to(shutil.which(real))
     _script(bin_dir / "npm", f'echo "npm $*" >> {log}; mkdir -p node_modules')
     _script(bin_dir / "apt-get", f'echo "apt-get $*" >> {log}')
@@ -55,13 +60,29 @@ def test_dev_sh_installs_once_and_again_when_pyproject_changes(tmp_path):
     repo, dev, calls, log = _sandbox(tmp_path)
     first = dev("hello", "world")
     assert first.returncode == 0 and first.stdout == "hello world\n", first.stderr
-    assert calls() == ["pip", "npm"] and "installing officeworld" in first.stderr
+    assert calls() == ["pip", "side-pip", "npm"] and "installing officeworld" in first.stderr
     assert "editable_mode=compat" in log.read_text()
+    project = [line for line in log.read_text().splitlines() if line.startswith("pip ")]
+    assert project and all("-c constraints.txt" in line for line in project)  # the versions the tests passed with
     again = dev("hello")
-    assert again.returncode == 0 and calls() == ["pip", "npm"] and again.stderr == ""
+    assert again.returncode == 0 and calls() == ["pip", "side-pip", "npm"] and again.stderr == ""
     (repo / "pyproject.toml").write_text((repo / "pyproject.toml").read_text() + "\n# changed\n")
-    assert dev("hello").returncode == 0 and calls() == ["pip", "npm", "pip"]
-    assert dev("setup").returncode == 0 and calls() == ["pip", "npm", "pip", "pip", "npm"]  # setup reinstalls
+    assert dev("hello").returncode == 0 and calls() == ["pip", "side-pip", "npm", "pip"]
+    (repo / "constraints.txt").write_text((repo / "constraints.txt").read_text() + "\n# changed\n")
+    assert dev("hello").returncode == 0 and calls() == ["pip", "side-pip", "npm", "pip", "pip"]
+    assert dev("setup").returncode == 0 and calls()[5:] == ["pip", "side-pip", "npm"]  # setup reinstalls
+
+
+def test_dev_sh_freeze_writes_constraints_from_the_venv(tmp_path):
+    repo, dev, calls, log = _sandbox(tmp_path)
+    assert dev("hello").returncode == 0
+    frozen = "rich==13.9.4\n-e /work/main\nofficeworld==0.1.0\ntorch==2.13.0+cpu\nx @ file:///tmp/x.whl\n"
+    _script(repo / ".venv" / "bin" / "pip", f"printf '{frozen}'")
+    done = dev("freeze")
+    assert done.returncode == 0, done.stderr
+    lines = (repo / "constraints.txt").read_text().splitlines()
+    assert [line for line in lines if not line.startswith("#")] == ["rich==13.9.4", "torch==2.13.0"]
+    assert lines[0].startswith("# ") and "wrote constraints.txt (2 packages)" in done.stderr
 
 
 def test_dev_sh_says_what_it_installs_system_wide_before_it_does(tmp_path):
