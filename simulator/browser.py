@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable
 
 from apps.kit import Invalid
+from apps.kit.settings import settings
 from apps.kit.trajectory import BrowserAction
 
 if TYPE_CHECKING:  # imported when a browser starts (playwright is slow to import)
@@ -37,7 +38,7 @@ TIMEOUT_MS = 5000
 
 def chromium_path() -> str:
     """Debian's Chromium (``dev.sh`` installs it); OFFICEWORLD_CHROMIUM overrides."""
-    found = os.environ.get("OFFICEWORLD_CHROMIUM") or shutil.which("chromium") or "/usr/lib/chromium/chromium"
+    found = settings().chromium or shutil.which("chromium") or "/usr/lib/chromium/chromium"
     if not os.path.exists(found):
         raise RuntimeError("no Chromium: run ./dev.sh setup (it installs Debian's chromium) or set OFFICEWORLD_CHROMIUM")
     return found

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 from typing import Any
 
@@ -29,6 +28,7 @@ from apps.kit.episode import Episode
 from apps.kit.mcp import build_server
 from apps.kit.operation import invalid_from
 from apps.kit.rest import document_inputs, error_response, operation_router
+from apps.kit.settings import settings
 from simulator.auth import control_token
 from simulator.browser_tools import BrowserTools
 from simulator.control import control_router
@@ -44,7 +44,7 @@ INSTRUCTIONS = ("You are working inside a company's apps (mail and more) as one 
 
 
 def allowed_hosts() -> list[str]:
-    extra = [h.strip() for h in os.environ.get("OFFICEWORLD_ALLOWED_HOSTS", "").split(",") if h.strip()]
+    extra = settings().hosts
     return ["127.0.0.1:*", "localhost:*", "[::1]:*", *extra]
 
 
