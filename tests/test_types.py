@@ -1,4 +1,4 @@
-"""The type checker over the packages ``[tool.mypy]`` in pyproject.toml names (the kit and the simulator):
+"""The type checker over the packages ``[tool.mypy]`` in pyproject.toml names (the kit, simulator and tasks):
 any error fails the suite, so ``./dev.sh test`` checks types as well."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ ROOT = Path(__file__).parents[1]
 
 def test_mypy_finds_no_errors():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
-    assert {"apps/kit", "simulator"} <= set(config["files"])
+    assert {"apps/kit", "simulator", "tasks"} <= set(config["files"])
     done = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary"], cwd=ROOT, capture_output=True,
                           text=True, timeout=280)
     assert done.returncode == 0, f"mypy found errors:\n{done.stdout}{done.stderr}"
