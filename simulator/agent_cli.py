@@ -25,6 +25,10 @@ import zlib
 
 from simulator.agent_output import show
 
+TYPE_CHECKING = False  # the checker reads the import below; ow itself never imports typing (it costs every call)
+if TYPE_CHECKING:
+    from typing import Any
+
 SURFACE_HEADER = "x-officeworld-surface"  # apps.kit.rest.SURFACE_HEADER; a test keeps the two equal
 UNREACHABLE = 3
 EXIT_CODES = {"invalid": 2, "not_found": 4, "forbidden": 5, "conflict": 6, "unavailable": 3}  # OpError.exit_code
@@ -219,9 +223,11 @@ def parser(tool: dict) -> argparse.ArgumentParser:
         choices = f" One of: {', '.join(map(str, item['enum']))}." if "enum" in item else ""
         convert = _typed(typ) if typ else str
         if name == tool.get("positional") and what == "scalar":
-            default = prop.get("default")
-            cmd.add_argument(name, type=convert, help=help_text + choices, metavar=name.upper(),
-                             **({} if name in required else {"nargs": "?", "default": default}))
+            # Left out, it is not sent (the server's default applies), as with options: the step then
+            # records the arguments as REST and MCP would.
+            optional: dict[str, Any] = {} if name in required else {"nargs": "?", "default": None}
+            cmd.add_argument(name, type=convert, help=help_text + choices + _default(prop), metavar=name.upper(),
+                             **optional)
         elif what == "scalar" and typ is bool:
             cmd.add_argument(_flag(name), dest=name, action=argparse.BooleanOptionalAction, default=None,
                              help=help_text + _default(prop))

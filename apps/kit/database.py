@@ -21,6 +21,7 @@ class AppDatabase:
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
         self._engine: Engine | None = None
+        self._digest: tuple[int, str] | None = None   # (total_changes when computed, digest)
 
     @classmethod
     def empty(cls) -> "AppDatabase":
@@ -57,9 +58,17 @@ class AppDatabase:
         for statement in statements:
             self.conn.executescript(statement)
         self.conn.commit()
+        self._digest = None   # schema statements do not move total_changes
 
     def digest(self) -> str:
-        return digest_connection(self.conn)
+        """The content digest, computed again only after a write: ``total_changes`` moves with every row
+        inserted, updated or deleted on this connection (by triggers too, and also when rolled back)."""
+        if self.conn.in_transaction:   # a rollback would not move the counter: no caching of what may vanish
+            return digest_connection(self.conn)
+        changes = self.conn.total_changes
+        if self._digest is None or self._digest[0] != changes:
+            self._digest = (changes, digest_connection(self.conn))
+        return self._digest[1]
 
     def close(self) -> None:
         if self._engine is not None:
