@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import secrets
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from apps.kit.settings import settings
 
 
 class _Config(BaseModel):
@@ -47,7 +48,7 @@ ADMIN_TOKEN_ENV = "OFFICEWORLD_ADMIN_TOKEN"
 def admin_token() -> dict[str, str]:
     """The app services' admin token as an environment entry: the caller's, else a fresh random one
     (shared by the gateway and the app services of one start, unknown to anything else)."""
-    return {ADMIN_TOKEN_ENV: os.environ.get(ADMIN_TOKEN_ENV) or secrets.token_urlsafe(32)}
+    return {ADMIN_TOKEN_ENV: settings().admin_token or secrets.token_urlsafe(32)}
 
 
 class Backend:

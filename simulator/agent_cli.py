@@ -25,6 +25,10 @@ import zlib
 
 from simulator.agent_output import show
 
+TYPE_CHECKING = False  # the checker reads the import below; ow itself never imports typing (it costs every call)
+if TYPE_CHECKING:
+    from typing import Any
+
 SURFACE_HEADER = "x-officeworld-surface"  # apps.kit.rest.SURFACE_HEADER; a test keeps the two equal
 UNREACHABLE = 3
 EXIT_CODES = {"invalid": 2, "not_found": 4, "forbidden": 5, "conflict": 6, "unavailable": 3}  # OpError.exit_code
@@ -73,8 +77,9 @@ def _connect(netloc: str) -> socket.socket:
         return sock
     host, port = (netloc.rsplit(":", 1) if netloc.rsplit(":", 1)[-1].isdigit() else (netloc, "80"))
     # As bytes, an address skips the IDNA codec (and its imports) that a str host goes through.
-    return socket.create_connection((host.strip("[]").encode("idna" if not host.isascii() else "ascii"), int(port)),
-                                    timeout=TIMEOUT)
+    # typeshed reads the host as str only; socket takes bytes (getaddrinfo does).
+    return socket.create_connection((host.strip("[]").encode("idna" if not host.isascii() else "ascii"),  # type: ignore[arg-type]
+                                     int(port)), timeout=TIMEOUT)
 
 
 def _parse(raw: bytes) -> tuple[int, bytes]:
@@ -88,8 +93,8 @@ def _parse(raw: bytes) -> tuple[int, bytes]:
     if "chunked" in headers.get("transfer-encoding", ""):
         body = b""
         while True:
-            size, _, rest = rest.partition(b"\r\n")
-            size = int(size.split(b";")[0], 16)
+            line, _, rest = rest.partition(b"\r\n")
+            size = int(line.split(b";")[0], 16)
             if size == 0:
                 return status, body
             body, rest = body + rest[:size], rest[size + 2:]
@@ -220,8 +225,9 @@ def parser(tool: dict) -> argparse.ArgumentParser:
         if name == tool.get("positional") and what == "scalar":
             # Left out, it is not sent (the server's default applies), as with options: the step then
             # records the arguments as REST and MCP would.
+            optional: dict[str, Any] = {} if name in required else {"nargs": "?", "default": None}
             cmd.add_argument(name, type=convert, help=help_text + choices + _default(prop), metavar=name.upper(),
-                             **({} if name in required else {"nargs": "?", "default": None}))
+                             **optional)
         elif what == "scalar" and typ is bool:
             cmd.add_argument(_flag(name), dest=name, action=argparse.BooleanOptionalAction, default=None,
                              help=help_text + _default(prop))
@@ -266,6 +272,7 @@ def arguments(tool: dict, parsed: argparse.Namespace, cmd: argparse.ArgumentPars
             except json.JSONDecodeError as exc:
                 cmd.error(f"argument {_flag(name)}: not valid JSON ({exc.msg})")
         elif what == "list":
+            assert typ is not None  # a list's items have a scalar type
             convert = _typed(typ)
             try:
                 value = [convert(part.strip()) for item in value for part in item.split(",") if part.strip()]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hmac
 from datetime import datetime
-from typing import Any
+from typing import Any, Sequence
 
 from fastapi import FastAPI, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
@@ -54,13 +54,14 @@ class CallResult(BaseModel):
     requests: list[dict] = []
 
 
-def build_app_service(app: App, worlds: list[str] = (), cache_dir=None, *, token: str) -> FastAPI:
+def build_app_service(app: App, worlds: Sequence[str] = (), cache_dir=None, *, token: str) -> FastAPI:
     """The admin API of ``app``, open only to requests bearing ``token``; ``worlds`` are compiled
     before the service reports healthy."""
     if not token:
         raise ValueError("an app service needs an admin token (OFFICEWORLD_ADMIN_TOKEN)")
     store = EpisodeStore({app.name: app}, cache_dir=cache_dir, app_urls={})
-    host: LocalHost = store.hosts[app.name]
+    host = store.hosts[app.name]
+    assert isinstance(host, LocalHost)  # app_urls={}: every app of this store is local
     for world in worlds:
         store.world(world)
     api = FastAPI(title=f"officeworld {app.name} service", version="0.1.0")

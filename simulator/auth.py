@@ -5,13 +5,13 @@ The token comes from ``OFFICEWORLD_TOKEN``; when unset, the server makes one at 
 
 from __future__ import annotations
 
-import os
 import secrets
 import sys
 
 from fastapi import Request
 
 from apps.kit.errors import OpError
+from apps.kit.settings import settings
 
 TOKEN_ENV = "OFFICEWORLD_TOKEN"
 
@@ -22,7 +22,7 @@ class Unauthorized(OpError):
 
 def control_token(token: str | None = None, announce: bool = True) -> str:
     """``token``, else ``OFFICEWORLD_TOKEN``, else a new one (printed to stderr so the operator sees it)."""
-    token = token or os.environ.get(TOKEN_ENV, "").strip()
+    token = token or settings().token
     if token:
         return token
     token = "ow_" + secrets.token_urlsafe(24)

@@ -53,6 +53,7 @@ def server_process(world: str, timeout: float = 120.0, env: dict | None = None) 
         deadline = time.monotonic() + timeout
         while True:
             if child.poll() is not None:
+                assert child.stderr is not None  # stderr=PIPE
                 raise RuntimeError(f"the server exited: {child.stderr.read().decode()[-2000:]}")
             with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(f"{url}/health", timeout=1).status_code == 200:

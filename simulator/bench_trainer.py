@@ -11,6 +11,7 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from apps.kit.invoker import invoke
 from simulator.bench import _summary, _times
@@ -18,7 +19,7 @@ from simulator.episodes import EpisodeStore
 from simulator.tasks import task_catalog
 
 TASK = "crm-close-globex-renewal"
-CALLS = [("crm_search", {"text": "globex"}), ("crm_get_opportunity", {"opportunity_id": 1}),
+CALLS: list[tuple[str, dict[str, Any]]] = [("crm_search", {"text": "globex"}), ("crm_get_opportunity", {"opportunity_id": 1}),
          ("mail_search", {"query": "renewal"})]
 
 
@@ -29,7 +30,9 @@ def write_overhead(folder: Path, world: str, repeat: int) -> dict:
     star = plain.apps["mail"].operations["star"]
     quiet, recorded = plain.create(world), recording.create(world)
     step = invoke(recorded, star, {"message_ids": [1]}, "python")
-    return {"recorder_per_step": _times(lambda: recorded.recorder(step), repeat * 5),
+    recorder = recorded.recorder
+    assert recorder is not None  # the store records to folder
+    return {"recorder_per_step": _times(lambda: recorder(step), repeat * 5),
             "mail.star_without_file": _times(lambda: invoke(quiet, star, {"message_ids": [1]}, "python"), repeat),
             "mail.star_with_file": _times(lambda: invoke(recorded, star, {"message_ids": [1]}, "python"), repeat)}
 

@@ -23,10 +23,14 @@ import shutil
 import threading
 import time
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from apps.kit import Invalid
+from apps.kit.settings import settings
 from apps.kit.trajectory import BrowserAction
+
+if TYPE_CHECKING:  # imported when a browser starts (playwright is slow to import)
+    from playwright.sync_api import BrowserContext, Page
 
 ACTIONS = ("goto", "click", "fill", "select", "check", "press", "scroll", "back", "wait_for")
 TIMEOUT_MS = 5000
@@ -34,7 +38,7 @@ TIMEOUT_MS = 5000
 
 def chromium_path() -> str:
     """Debian's Chromium (``dev.sh`` installs it); OFFICEWORLD_CHROMIUM overrides."""
-    found = os.environ.get("OFFICEWORLD_CHROMIUM") or shutil.which("chromium") or "/usr/lib/chromium/chromium"
+    found = settings().chromium or shutil.which("chromium") or "/usr/lib/chromium/chromium"
     if not os.path.exists(found):
         raise RuntimeError("no Chromium: run ./dev.sh setup (it installs Debian's chromium) or set OFFICEWORLD_CHROMIUM")
     return found
@@ -99,8 +103,9 @@ class Browser:
 
     def discard(self, episode_id: str) -> None:
         session = self._sessions.pop(episode_id, None)
-        if session is not None and session.context is not None:
-            self.run(lambda _: session.context.close())
+        context = session.context if session is not None else None
+        if context is not None:
+            self.run(lambda _: context.close())
 
     def close(self) -> None:
         for episode_id in list(self._sessions):
@@ -117,15 +122,16 @@ class BrowserSession:
     def __init__(self, browser: Browser, episode, server_url: str):
         self.browser, self.episode, self.server = browser, episode, server_url
         self.root = f"{server_url}/episodes/{episode.id}/gui"
-        self.context = self.page = None
+        self.context: BrowserContext | None = None
+        self.page: Page | None = None
 
-    def _open(self, chromium) -> Any:
+    def _open(self, chromium) -> Page:
         if self.page is None:
-            self.context = chromium.new_context(viewport={"width": 1280, "height": 900})
-            self.context.set_default_timeout(TIMEOUT_MS)
-            self.context.route("**/*", self._guard)
-            self.page = self.context.new_page()
-            self.page.goto(self.root + "/")
+            context = self.context = chromium.new_context(viewport={"width": 1280, "height": 900})
+            context.set_default_timeout(TIMEOUT_MS)
+            context.route("**/*", self._guard)
+            page = self.page = context.new_page()
+            page.goto(self.root + "/")
         return self.page
 
     def _guard(self, route) -> None:

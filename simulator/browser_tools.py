@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import threading
 
 import anyio
@@ -18,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from apps.kit import NotFound
 from apps.kit.errors import Unavailable
 from apps.kit.operation import invalid_from
+from apps.kit.settings import settings
 from simulator.browser import Browser
 
 Ref = Field(description="An element's ref from the last snapshot, e.g. 'f1e12'")
@@ -99,7 +99,7 @@ class BrowserTools:
     def enable(self, episode, server_url: str) -> None:
         """Offer the browser to ``episode``; its pages are fetched from ``server_url`` (this server)."""
         with self._lock:
-            self.enabled[episode.id] = os.environ.get("OFFICEWORLD_BROWSER_BASE", server_url).rstrip("/")
+            self.enabled[episode.id] = (settings().browser_base or server_url).rstrip("/")
 
     def discard(self, episode_id: str) -> None:
         with self._lock:

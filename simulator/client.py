@@ -14,12 +14,11 @@ is not an error here: ``call`` returns the Step with its ``error`` set, as agent
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import httpx
 
-from simulator.auth import TOKEN_ENV
+from apps.kit.settings import settings
 
 
 class ControlError(Exception):
@@ -99,7 +98,7 @@ class _Calls:
 
 
 def _options(base_url: str, token: str | None, timeout: float, transport) -> dict:
-    token = token or os.environ.get(TOKEN_ENV, "").strip()
+    token = token or settings().token
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     return {"base_url": base_url.rstrip("/"), "headers": headers, "timeout": timeout,
             **({"transport": transport} if transport is not None else {})}

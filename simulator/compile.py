@@ -12,14 +12,14 @@ import os
 from pathlib import Path
 
 from apps.kit import App
+from apps.kit.settings import settings
 from simulator.registry import world_sections
 from worlds import content_hash, load_world
 from worlds.model import World
 
 
 def cache_dir() -> Path:
-    default = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "officeworld"
-    return Path(os.environ.get("OFFICEWORLD_CACHE_DIR", default))
+    return settings().cache
 
 
 def compile_world(world: World, apps: dict[str, App], directory: Path | None = None) -> dict[str, bytes]:

@@ -135,6 +135,7 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         return out
 
     def _start_task(body: CreateEpisode) -> Episode:
+        assert body.task is not None  # called for a body naming a task
         task = catalog.get(body.task, include_quarantined=False)
         episode = store.create(task.world, task.actor, task=task, record=body.record, meta=body.meta)
         try:

@@ -12,7 +12,6 @@ store is next asked to create or list.
 
 from __future__ import annotations
 
-import os
 import secrets
 import threading
 import time
@@ -26,6 +25,7 @@ from apps.kit.clock import VirtualClock
 from apps.kit.episode import Episode
 from apps.kit.host import AppHost, LocalHost
 from apps.kit.remote import RemoteHost
+from apps.kit.settings import Settings, settings
 from simulator.compile import world_images
 from simulator.memory import release_soon
 from simulator.registry import APPS, world_sections
@@ -60,16 +60,17 @@ class EpisodeStore:
         self.cache_dir = cache_dir
         urls = app_urls_from_env(apps) if app_urls is None else app_urls
         # Where episodes stream their trajectory files; compose mounts a volume there.
+        env = settings()
         if trajectory_dir is _FROM_ENV:
-            trajectory_dir = os.environ.get("OFFICEWORLD_TRAJECTORY_DIR", "").strip() or None
+            trajectory_dir = env.trajectory_dir
         self.trajectory_dir = Path(trajectory_dir) if trajectory_dir else None
         if idle_timeout is _FROM_ENV:
-            idle_timeout = float(os.environ.get("OFFICEWORLD_IDLE_TIMEOUT", "0") or 0) or None
+            idle_timeout = env.idle_timeout or None
         self.idle_timeout: float | None = idle_timeout
         self.on_delete: list[Callable[[str], None]] = []   # told of every episode deleted or dropped
         self._created: dict[str, float] = {}
         self._last_sweep = time.monotonic()
-        token = os.environ.get("OFFICEWORLD_ADMIN_TOKEN", "").strip() or None  # for remote app services
+        token = env.admin_token or None  # for remote app services
         self.hosts: dict[str, AppHost] = {
             name: RemoteHost(name, urls[name], token=token) if name in urls else LocalHost(app, self._source(name))
             for name, app in apps.items()}
@@ -132,6 +133,7 @@ class EpisodeStore:
         return episode
 
     def _file(self, episode_id: str) -> Path:
+        assert self.trajectory_dir is not None  # asked only when episodes are recorded
         return self.trajectory_dir / f"{episode_id}.jsonl"
 
     def _add(self, episode: Episode) -> None:
@@ -219,7 +221,7 @@ class EpisodeStore:
 
 def app_urls_from_env(apps: dict[str, App]) -> dict[str, str]:
     """``OFFICEWORLD_<APP>_URL`` for each app that runs as its own service."""
-    urls = {name: os.environ.get(f"OFFICEWORLD_{name.upper()}_URL", "").strip() for name in apps}
+    urls = {name: Settings.app_url(name) for name in apps}
     return {name: url for name, url in urls.items() if url}
 
 

@@ -12,22 +12,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
+from typing import Any
 
 import anyio
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from mcp.server.context import ServerRequestContext
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.exceptions import HTTPException
 
 from apps.kit import OpError
 from apps.kit.cli import catalogue
 from apps.kit.invoker import invoke_async
+from apps.kit.episode import Episode
 from apps.kit.mcp import build_server
 from apps.kit.operation import invalid_from
 from apps.kit.rest import document_inputs, error_response, operation_router
+from apps.kit.settings import settings
 from simulator.auth import control_token
 from simulator.body_limit import BODY_LIMIT, TooLarge, read_body, refuse, replaying
 from simulator.browser_tools import BrowserTools
@@ -45,7 +48,7 @@ INSTRUCTIONS = ("You are working inside a company's apps (mail and more) as one 
 
 
 def allowed_hosts() -> list[str]:
-    extra = [h.strip() for h in os.environ.get("OFFICEWORLD_ALLOWED_HOSTS", "").split(",") if h.strip()]
+    extra = settings().hosts
     return ["127.0.0.1:*", "localhost:*", "[::1]:*", *extra]
 
 
@@ -55,7 +58,12 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     store = store if store is not None else EpisodeStore()
     operations = all_operations(store.apps)
     browsers = BrowserTools()
-    mcp = build_server(operations, lambda ctx: store.get(ctx.request.scope["episode"]),
+
+    def episode_of(ctx: ServerRequestContext[Any, Any]) -> Episode:
+        assert ctx.request is not None  # the HTTP transport attaches each call's request
+        return store.get(ctx.request.scope["episode"])
+
+    mcp = build_server(operations, episode_of,
                        instructions=INSTRUCTIONS, extra=browsers)
     hosts = allowed_hosts()
     security = TransportSecuritySettings(
@@ -94,8 +102,9 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
         return {"status": "ok", "episodes": len(store), "apps": sorted(store.apps)}
 
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))
-    api.add_exception_handler(RequestValidationError, _validation_error)
-    api.add_exception_handler(HTTPException, _http_error)
+    # Starlette types a handler as taking any Exception; it calls each with its own class only.
+    api.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
+    api.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
     gateway = Gateway(api, mcp_app, store, mcp.session_manager, {op.qualified_name: op for op in operations})
     return gateway
 

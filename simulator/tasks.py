@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from apps.kit.settings import settings
 from simulator.episodes import EpisodeStore
 from simulator.registry import all_operations
 from tasks.catalog import Catalog
@@ -13,7 +13,7 @@ from tasks.loader import SUITES_DIR
 
 def task_catalog(store: EpisodeStore, root: Path | None = None) -> Catalog:
     """A catalog of the suites under ``root`` (default: ``OFFICEWORLD_TASKS_DIR`` or the shipped ones)."""
-    root = root or Path(os.environ.get("OFFICEWORLD_TASKS_DIR") or SUITES_DIR)
+    root = root or settings().tasks_dir or SUITES_DIR
     operations = {f"{op.app}.{op.name}": op for op in all_operations(store.apps)}
     # Episodes the engine makes itself (probes that learn what the oracle changes) keep no file; the
     # control API hands the catalog a recording episode for the episodes agents work in.

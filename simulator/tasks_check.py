@@ -83,7 +83,7 @@ def _surfaces(store: EpisodeStore, catalog: Catalog, names: list[str]):
     started = time.perf_counter()
     tools = {f"{op.app}_{op.name}" for op in all_operations(store.apps)}
     with contextlib.ExitStack() as stack:
-        found = []
+        found: list[RestSurface | McpSurface | OwSurface] = []
         if "rest" in names:
             found.append(RestSurface(stack.enter_context(TestClient(build_app(store), base_url="http://localhost:8000"))))
         if "mcp" in names or "ow" in names:  # its own app: an MCP session manager runs once per app

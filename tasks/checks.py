@@ -129,8 +129,8 @@ def trajectory_check(spec: TrajectoryCheck, g: Grading) -> CheckResult:
                                        f"{spec.read_before_write['read']}")
     if spec.grounded:
         answer = g.answer
-        read = " ".join(json.dumps(s.result, default=str) for s in done if not s.mutates)
-        invented = sorted(set(numbers_in(answer["answer"] if answer else "")) - set(numbers_in(read)))
+        seen = " ".join(json.dumps(s.result, default=str) for s in done if not s.mutates)
+        invented = sorted(set(numbers_in(answer["answer"] if answer else "")) - set(numbers_in(seen)))
         if not answer or invented:
             return CheckResult("fail", f"the answer states {invented} that no read returned" if answer else "no answer")
     return CheckResult("pass", "the trajectory is as required")

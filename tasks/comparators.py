@@ -97,8 +97,10 @@ def _number(actual, expected, opts) -> Result:
 
 
 def _money(actual, expected, opts) -> Result:
-    number = parse_number(actual)
-    ok = number is not None and round(abs(number - float(parse_number(expected))), 2) <= float(opts.get("tol", 0.005))
+    number, want = parse_number(actual), parse_number(expected)
+    if want is None:
+        raise TypeError(f"expected {expected!r} is not an amount")
+    ok = number is not None and round(abs(number - want), 2) <= float(opts.get("tol", 0.005))
     return ok, f"expected {expected} in money, found {actual!r}"
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import AbstractSet, Any, Literal
 
 from apps.kit import changes as change_log
 from apps.kit.database import DERIVED_SUFFIXES
@@ -34,8 +34,9 @@ class Change:
     after: dict | None = None
 
     def describe(self) -> dict:
-        out = {"table": self.table, "change": self.kind, "key": list(self.key)}
+        out: dict[str, Any] = {"table": self.table, "change": self.kind, "key": list(self.key)}
         if self.kind == "update":
+            assert self.before is not None and self.after is not None  # an update has both rows
             out["fields"] = {f: [_short(self.before[f]), _short(self.after[f])] for f in self.fields}
         else:
             row = self.after if self.kind == "create" else self.before
@@ -43,7 +44,7 @@ class Change:
         return out
 
 
-def diff(initial: State, final: State, apps: list[str], ignore: set[str] = frozenset(),
+def diff(initial: State, final: State, apps: list[str], ignore: AbstractSet[str] = frozenset(),
          marks: dict[str, int | None] | None = None) -> list[Change]:
     """Every row created, updated or deleted in ``apps`` between the two states.
 
@@ -70,7 +71,7 @@ def _tables(conn: sqlite3.Connection) -> list[str]:
     return sorted(n for (n,) in names if not n.endswith(DERIVED_SUFFIXES) and n != change_log.LOG)
 
 
-def _table_changes(app: str, table: str, before_table: dict, after_table: dict, ignore: set[str]) -> list[Change]:
+def _table_changes(app: str, table: str, before_table: dict, after_table: dict, ignore: AbstractSet[str]) -> list[Change]:
     columns, before, after = after_table["columns"], before_table["rows"], after_table["rows"]
     out = []
     for key in before.keys() - after.keys():

@@ -16,7 +16,9 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import yaml
@@ -33,7 +35,7 @@ def questions(state: State, world: str, actor: str, tz: str, names: dict[str, st
     mailbox = [m for m in state.records("mail.message") if m["owner"] == actor and "SPAM" not in m["labels"]
                and "DRAFT" not in m["labels"] and m["sender"] != actor and m["sender"] in names]
     for m in mailbox:
-        m["_day"] = parse_datetime(m["date"]).astimezone(ZoneInfo(tz)).date()
+        m["_day"] = _sent(m).astimezone(ZoneInfo(tz)).date()
     keys = {kind: Counter(_key(kind, m) for m in mailbox) for kind in KINDS}
     rng = random.Random(seed)
     order = list(mailbox)
@@ -73,14 +75,20 @@ def write(tasks: list[dict], out: Path) -> list[Path]:
     return paths
 
 
+def _sent(m: dict) -> datetime:
+    sent = parse_datetime(m["date"])
+    assert sent is not None  # every message of a mailbox has its date
+    return sent
+
+
 def _question(kind: str, m: dict, world: str, tz: str, names: dict[str, str]) -> dict | None:
     sender = names[m["sender"]]
     subject = m["subject"]
-    day = parse_datetime(m["date"]).astimezone(ZoneInfo(tz)).strftime("%B %-d, %Y")
+    day = _sent(m).astimezone(ZoneInfo(tz)).strftime("%B %-d, %Y")
     ref = {"from": "mail.message", "where": {"owner": "$actor", "rfc_id": m["rfc_id"]}}
     if kind == "date":
         prompt = f"On what date did {sender} send the email \"{subject}\"? Answer with the date."
-        check = {"type": "date", "expect": "$msg.date"}
+        check: dict[str, Any] = {"type": "date", "expect": "$msg.date"}
         answer = day
     elif kind == "sender":
         prompt = f"Who sent the email with the subject \"{subject}\" on {day}? Answer with the person's full name."

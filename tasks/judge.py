@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import threading
 
 import httpx
 
+from apps.kit.settings import settings
 from tasks.checks import CheckResult, Grading
 from tasks.comparators import matches
 from tasks.model import JudgeCheck
@@ -40,8 +40,8 @@ class Judge:
     @classmethod
     def from_env(cls) -> "Judge | None":
         """A judge when ``OFFICEWORLD_JUDGE_URL`` and ``OFFICEWORLD_JUDGE_MODEL`` are set, else None."""
-        url, model = os.environ.get("OFFICEWORLD_JUDGE_URL"), os.environ.get("OFFICEWORLD_JUDGE_MODEL")
-        return cls(url, model, os.environ.get("OFFICEWORLD_JUDGE_KEY")) if url and model else None
+        env = settings()
+        return cls(env.judge_url, env.judge_model, env.judge_key or None) if env.judge_url and env.judge_model else None
 
     def check(self, spec: JudgeCheck, g: Grading) -> CheckResult:
         work = _target(spec, g)

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 from pydantic import ValidationError
 
 from tasks.comparators import COMPARATORS, MODIFIERS
-from tasks.model import Task
+from tasks.model import Call, Task
 from tasks.refs import references
 from worlds.lines import Lines, pydantic_problems, read_yaml
 
@@ -69,7 +69,8 @@ def load_suites(root: Path = SUITES_DIR, operations: Iterable[str] | None = None
     return tasks
 
 
-def _done(own: list[str], problems: list[str] | None) -> None:
+def _done(own: list[str], problems: list[str] | None) -> Task | None:
+    """No task: raise the problems, or leave them in ``problems`` when the caller collects them."""
     if problems is None and own:
         raise TaskFileError(own)
     return None
@@ -77,7 +78,8 @@ def _done(own: list[str], problems: list[str] | None) -> None:
 
 def _semantic_problems(task: Task, data: dict, lines: Lines, where: str, operations: set[str] | None) -> list[str]:
     found = []
-    calls = [("setup", i, c) for i, c in enumerate(task.setup)] + [("oracle", i, c) for i, c in enumerate(task.oracle)]
+    calls: list[tuple[str, int | tuple[int, int], Call]] = []
+    calls += [("setup", i, c) for i, c in enumerate(task.setup)] + [("oracle", i, c) for i, c in enumerate(task.oracle)]
     calls += [("alternatives", (a, i), c) for a, alt in enumerate(task.alternatives) for i, c in enumerate(alt)]
     for section, index, call in calls:
         path = (section, *index) if isinstance(index, tuple) else (section, index)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ class State:
     by convention, with each kind's records read once."""
 
     connections: dict[str, sqlite3.Connection]
-    _cache: dict[tuple, list[dict]] = field(default_factory=dict)
+    _cache: dict[tuple, Any] = field(default_factory=dict)  # records by kind, and indexes by identity
     _tables: dict[tuple, dict] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -140,8 +141,8 @@ def read_kind(connections: dict[str, sqlite3.Connection], kind: str, equal: dict
     conn = connections[app]
     spec = KINDS.get(kind) or _table_kind(conn, app, name)
     sql, params = spec.sql, []
-    columns = _columns(conn, spec.sql)
-    usable = {k: v for k, v in (equal or {}).items() if k in columns and k not in spec.lists and k not in spec.flags}
+    known = _columns(conn, spec.sql)
+    usable = {k: v for k, v in (equal or {}).items() if k in known and k not in spec.lists and k not in spec.flags}
     if usable:
         sql = f"select * from ({spec.sql}) where " + " and ".join(f'"{k}" = ?' for k in usable)
         params = list(usable.values())

@@ -25,6 +25,7 @@ def _sandbox(tmp_path: Path, system_tools: tuple[str, ...] = ("bwrap", "chromium
     (repo / "tools" / "inspector").mkdir(parents=True)
     shutil.copy(ROOT / "dev.sh", repo / "dev.sh")
     shutil.copy(ROOT / "pyproject.toml", repo / "pyproject.toml")
+    shutil.copy(ROOT / "constraints.txt", repo / "constraints.txt")
     shutil.copy(ROOT / "tools" / "inspector" / "package-lock.json", repo / "tools" / "inspector" / "package-lock.json")
     (repo / "trainers").mkdir()
     shutil.copy(ROOT / "trainers" / "side-requirements.txt", repo / "trainers" / "side-requirements.txt")
@@ -38,7 +39,7 @@ def _sandbox(tmp_path: Path, system_tools: tuple[str, ...] = ("bwrap", "chromium
     _script(side / "python", "true")
     _script(side / "pip", f'echo "side-pip $*" >> {log}')
     bin_dir.mkdir()
-    for real in ("sh", "sha256sum", "cut", "cat", "mkdir", "dirname"):
+    for real in ("sh", "sha256sum", "cut", "cat", "mkdir", "dirname", "grep", "sed", "mv"):
         (bin_dir / real).symlink_to(shutil.which(real))
     _script(bin_dir / "npm", f'echo "npm $*" >> {log}; mkdir -p node_modules')
     _script(bin_dir / "apt-get", f'echo "apt-get $*" >> {log}')
@@ -63,6 +64,8 @@ def test_dev_sh_installs_once_and_again_when_pyproject_changes(tmp_path):
     assert first.returncode == 0 and first.stdout == "hello world\n", first.stderr
     assert calls() == ["pip", "side-pip", "npm"] and "installing officeworld" in first.stderr   # torch is there
     assert "editable_mode=compat" in log.read_text() and "-r trainers/side-requirements.txt" in log.read_text()
+    project = [line for line in log.read_text().splitlines() if line.startswith("pip ")]
+    assert project and all("-c constraints.txt" in line for line in project)  # the versions the tests passed with
     n = len(calls())
     again = dev("hello")
     assert again.returncode == 0 and len(calls()) == n and again.stderr == ""
@@ -71,7 +74,21 @@ def test_dev_sh_installs_once_and_again_when_pyproject_changes(tmp_path):
     side = repo / "trainers" / "side-requirements.txt"
     side.write_text(side.read_text() + "\n# changed\n")
     assert dev("hello").returncode == 0 and calls()[n:] == ["pip", "side-pip"]
-    assert dev("setup").returncode == 0 and calls()[n + 2:] == ["pip", "side-pip", "npm"]  # setup reinstalls
+    (repo / "constraints.txt").write_text((repo / "constraints.txt").read_text() + "\n# changed\n")
+    assert dev("hello").returncode == 0 and calls()[n + 2:] == ["pip"]
+    assert dev("setup").returncode == 0 and calls()[n + 3:] == ["pip", "side-pip", "npm"]  # setup reinstalls
+
+
+def test_dev_sh_freeze_writes_constraints_from_the_venv(tmp_path):
+    repo, dev, calls, log = _sandbox(tmp_path)
+    assert dev("hello").returncode == 0
+    frozen = "rich==13.9.4\n-e /work/main\nofficeworld==0.1.0\ntorch==2.13.0+cpu\nx @ file:///tmp/x.whl\n"
+    _script(repo / ".venv" / "bin" / "pip", f"printf '{frozen}'")
+    done = dev("freeze")
+    assert done.returncode == 0, done.stderr
+    lines = (repo / "constraints.txt").read_text().splitlines()
+    assert [line for line in lines if not line.startswith("#")] == ["rich==13.9.4", "torch==2.13.0"]
+    assert lines[0].startswith("# ") and "wrote constraints.txt (2 packages)" in done.stderr
 
 
 def test_dev_sh_says_what_it_installs_system_wide_before_it_does(tmp_path):

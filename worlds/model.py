@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -51,6 +51,11 @@ class WorldInfo(Strict):
 
     def people_by_email(self) -> dict[str, Person]:
         return {p.email: p for p in self.people}
+
+    @overload
+    def utc(self, moment: datetime) -> datetime: ...
+    @overload
+    def utc(self, moment: None) -> None: ...
 
     def utc(self, moment: datetime | None) -> datetime | None:
         """A time of the world's files as aware UTC: a time without a zone is in the world's zone."""

@@ -7,9 +7,10 @@ from sqlmodel import Session
 from apps.calendar.generate import zone
 from apps.calendar.models import Access, Attendee, Calendar, Event
 from apps.calendar.world import CalendarData, EventRecord
+from worlds.model import World
 
 
-def seed(session: Session, world) -> None:
+def seed(session: Session, world: World) -> None:
     info = world.info
     data: CalendarData = world.sections.get("calendar") or CalendarData()
     for person in info.people:

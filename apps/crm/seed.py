@@ -13,6 +13,7 @@ from sqlmodel import Session
 
 from apps.crm import models as m
 from worlds.crm_picklists import STAGE_PROBABILITY
+from worlds.model import World
 
 _TABLE_OF = {"account": m.Account, "contact": m.Contact, "lead": m.Lead, "opportunity": m.Opportunity,
              "case": m.Case}
@@ -117,7 +118,7 @@ class _Seeder:
             self.add(None, key, m.Note, n.owner, n.created, **self.related(n.related), title=n.title, body=n.body)
 
 
-def seed(session: Session, world) -> None:
+def seed(session: Session, world: World) -> None:
     seeder = _Seeder(session, world)
     for step in (seeder.accounts, seeder.contacts, seeder.leads, seeder.opportunities, seeder.cases,
                  seeder.activities):

@@ -7,6 +7,7 @@ from sqlmodel import Session
 from apps.docs import models as m
 from apps.docs import sheets, store
 from apps.docs.comments import resolve_mentions
+from worlds.model import World
 
 
 class _Seeder:
@@ -137,5 +138,5 @@ class _Seeder:
             found.at = at
 
 
-def seed(session: Session, world) -> None:
+def seed(session: Session, world: World) -> None:
     _Seeder(session, world).run()

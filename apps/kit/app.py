@@ -5,13 +5,18 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
+from sqlalchemy import Table
 from sqlmodel import Session, SQLModel
 
 from apps.kit import changes
 from apps.kit.database import AppDatabase
 from apps.kit.operation import OperationSet
+
+if TYPE_CHECKING:
+    from worlds.model import World
+    from worlds.sections import WorldSection
 
 # What the kit adds to every app's database (the change log); part of the compile cache key.
 SCHEMA_VERSION = "kit-schema-2: change log"
@@ -32,21 +37,21 @@ class App:
     title: str
     operations: OperationSet
     tables: list[type[SQLModel]]
-    seed: Callable[[Session, object], None]
+    seed: Callable[[Session, World], None]
     source_dir: Path
     ddl: list[str] = field(default_factory=list)
-    world: Any = None
+    world: WorldSection | None = None
     service: bool = True  # runs as its own app service under compose; False: always in the gateway
 
-    def build(self, world) -> AppDatabase:
+    def build(self, world: World) -> AppDatabase:
         """Create the app's pristine database for a world."""
         db = AppDatabase.empty()
-        SQLModel.metadata.create_all(db.engine, tables=[t.__table__ for t in self.tables])
+        SQLModel.metadata.create_all(db.engine, tables=[_table(t) for t in self.tables])
         db.execute_script(self.ddl)
         with db.session() as session:
             self.seed(session, world)
             session.commit()
-        changes.install(db.conn, [t.__tablename__ for t in self.tables])
+        changes.install(db.conn, [_table(t).name for t in self.tables])
         db.conn.execute("vacuum")
         return db
 
@@ -56,3 +61,9 @@ class App:
         for path in sorted(self.source_dir.rglob("*.py")):
             digest.update(path.read_bytes())
         return digest.hexdigest()[:16]
+
+
+def _table(model: type[SQLModel]) -> Table:
+    """A table class's table (SQLModel sets ``__table__`` on table classes; its types do not declare it)."""
+    table: Table = getattr(model, "__table__")
+    return table

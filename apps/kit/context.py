@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import datetime
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from sqlmodel import Session
 
 from apps.kit.peers import Peers
+
+if TYPE_CHECKING:
+    from apps.kit.database import AppDatabase
+    from worlds.model import WorldInfo
 
 
 class Ctx:
@@ -27,7 +31,7 @@ class Ctx:
 
     __slots__ = ("db", "actor", "now", "world", "episode_id", "peers", "_session")
 
-    def __init__(self, db, actor: str, now: datetime, world: object, episode_id: str):
+    def __init__(self, db: AppDatabase, actor: str, now: datetime, world: WorldInfo, episode_id: str):
         self.db = db
         self.actor = actor
         self.now = now

@@ -7,7 +7,7 @@ import sqlite3
 from datetime import date, datetime, timezone
 from typing import Iterable
 
-from sqlalchemy import create_engine
+from sqlalchemy import Engine, create_engine
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
 
@@ -20,7 +20,7 @@ class AppDatabase:
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
-        self._engine = None
+        self._engine: Engine | None = None
         self._digest: tuple[int, str] | None = None   # (total_changes when computed, digest)
 
     @classmethod
@@ -41,7 +41,7 @@ class AppDatabase:
         return AppDatabase.from_image(self.image())
 
     @property
-    def engine(self):
+    def engine(self) -> Engine:
         if self._engine is None:
             conn = self.conn
             self._engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, create_model
 from pydantic import Field as PydanticField
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 from sqlalchemy import String, TypeDecorator
 from sqlmodel import Field
@@ -43,9 +44,10 @@ def attr(default: Any = PydanticUndefined, *, description: str, create: bool = T
     return Field(default, description=description, schema_extra={"json_schema_extra": {_FLAGS: flags}}, **kwargs)
 
 
-def flags(entity: type[BaseModel], name: str) -> dict[str, bool] | None:
+def flags(entity: type[BaseModel], name: str) -> dict[str, Any] | None:
     extra = entity.model_fields[name].json_schema_extra
-    return extra.get(_FLAGS) if isinstance(extra, dict) else None
+    found = extra.get(_FLAGS) if isinstance(extra, dict) else None
+    return found if isinstance(found, dict) else None
 
 
 def fields_for(entity: type[BaseModel], purpose: Purpose) -> list[str]:
@@ -57,20 +59,23 @@ def derive(entity: type[BaseModel], purpose: Purpose, name: str | None = None, b
            **extra: Any) -> type[BaseModel]:
     """A pydantic model of the entity's fields for ``purpose`` (see the module docstring); ``extra`` adds
     fields the entity does not hold (``name=(type, Field(...))``), e.g. a record's nested attendees."""
-    fields = {field: _field(entity, field, purpose) for field in fields_for(entity, purpose)}
+    fields: dict[str, Any] = {field: _field(entity, field, purpose) for field in fields_for(entity, purpose)}
     model = create_model(name or f"{entity.__name__}{purpose.title()}", __base__=base, **fields, **extra)
-    model.__entity__, model.__purpose__ = entity, purpose
+    # Read back with getattr (apps.kit.operation): a created model's class attributes are not declared.
+    setattr(model, "__entity__", entity)
+    setattr(model, "__purpose__", purpose)
     return model
 
 
 def _field(entity: type[BaseModel], field: str, purpose: Purpose) -> tuple[Any, Any]:
     info = entity.model_fields[field]
-    annotation = info.annotation
+    annotation: Any = info.annotation
+    default: Any  # pydantic types Field(default) as the default's own type, for dataclass-style fields
     if purpose == "update":
         annotation, default, factory = annotation | None, None, None
     else:
         default, factory = info.default, info.default_factory
-    new = (PydanticField(default_factory=factory, description=info.description) if factory
+    new: FieldInfo = (PydanticField(default_factory=factory, description=info.description) if factory
            else PydanticField(default, description=info.description))
     new.metadata = list(info.metadata)  # the declared constraints (max_length, ge...)
     return annotation, new

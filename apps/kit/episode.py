@@ -8,7 +8,8 @@ import threading
 import zipfile
 from datetime import datetime
 from hashlib import sha256
-from typing import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from apps.kit.clock import VirtualClock
 from apps.kit.database import AppDatabase
@@ -16,6 +17,22 @@ from apps.kit.errors import LostEpisode
 from apps.kit.host import AppHost, LocalHost, Outcome
 from apps.kit.operation import Operation, OperationSet
 from apps.kit.trajectory import Step
+
+if TYPE_CHECKING:
+    from worlds.model import WorldInfo
+
+
+class EpisodeWorld(Protocol):
+    """What an episode keeps of its world (``simulator.episodes.CompiledWorld``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def root(self) -> Path: ...
+    @property
+    def info(self) -> WorldInfo: ...
+    @property
+    def images(self) -> dict[str, bytes]: ...  # each app's pristine database image
 
 
 class Episode:
@@ -27,7 +44,7 @@ class Episode:
     path). ``lock`` serialises calls into the episode.
     """
 
-    def __init__(self, id: str, world, actor: str, hosts: dict[str, AppHost], clock: VirtualClock,
+    def __init__(self, id: str, world: EpisodeWorld, actor: str, hosts: dict[str, AppHost], clock: VirtualClock,
                  world_ref: str | None = None, operations: dict[str, OperationSet] | None = None):
         self.id = id
         self.world = world

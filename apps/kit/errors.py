@@ -57,5 +57,6 @@ class Unavailable(OpError):
 
 def from_dict(data: dict) -> OpError:
     """Rebuild an error from its JSON form (the CLI and remote apps receive errors this way)."""
-    cls = {c.kind: c for c in (NotFound, Forbidden, Invalid, Conflict, Unavailable)}.get(data.get("type"), OpError)
+    kinds: dict[str, type[OpError]] = {c.kind: c for c in (NotFound, Forbidden, Invalid, Conflict, Unavailable)}
+    cls = kinds.get(data.get("type") or "", OpError)
     return cls(data.get("message", "unknown error"), data.get("field"))

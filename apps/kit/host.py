@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from apps.kit.app import App
 from apps.kit.context import Ctx
@@ -20,8 +20,11 @@ from apps.kit.errors import NotFound, OpError
 from apps.kit.limits import last_defence
 from apps.kit.operation import Operation
 
+if TYPE_CHECKING:
+    from worlds.model import WorldInfo
+
 # A world reference (a shipped world's name or a folder path) -> (the world's info, the app's pristine image).
-WorldSource = Callable[[str], "tuple[object, bytes]"]
+WorldSource = Callable[[str], "tuple[WorldInfo, bytes]"]
 
 
 @dataclass
@@ -62,7 +65,7 @@ class LocalHost:
         self.app = app.name
         self._source = source
         self._dbs: dict[str, AppDatabase] = {}
-        self._infos: dict[str, object] = {}
+        self._infos: dict[str, WorldInfo] = {}
         # A fork shares its parent's database until one of them writes (copy on write): forking costs
         # no copy, and a fork that only reads never pays for one. Database -> the episodes sharing it.
         self._sharing: dict[AppDatabase, set[str]] = {}

@@ -28,6 +28,10 @@ from apps.kit.errors import Invalid
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 TEXT_LIMIT = 100_000
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# Generic aliases built at run time: typed Any, since a checker reads ``list[x]`` with a variable x as a type.
+_Union: Any = typing.Union
+_list: Any = list
+_dict: Any = dict
 _NON_FINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
 # SQLite and Python errors that mean "this input is too big or too deep", never a bug in the app.
 _TOO_COMPLEX = ("expression tree is too large", "like or glob pattern too complex", "too many sql variables",
@@ -66,7 +70,9 @@ def _check_text(text: str, where: str, text_limit: int) -> None:
     if "\x00" in text:
         raise Invalid(f"{where}: text may not contain a NUL character (\\u0000)", field=where)
     if not text.isascii() and not _valid_unicode(text):
-        at = _SURROGATE.search(text).start()
+        found = _SURROGATE.search(text)
+        assert found is not None  # _valid_unicode refused it, so there is one
+        at = found.start()
         raise Invalid(f"{where}: text is not valid Unicode (lone surrogate at character {at})", field=where)
 
 
@@ -84,11 +90,11 @@ def bounded(annotation: Any, text_limit: int = TEXT_LIMIT) -> Any:
         return Annotated[str, Field(max_length=text_limit)]
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin in (typing.Union, types.UnionType):
-        return typing.Union[tuple(bounded(a, text_limit) for a in args)]
+        return _Union[tuple(bounded(a, text_limit) for a in args)]
     if origin is list and len(args) == 1:
-        return list[bounded(args[0], text_limit)]
+        return _list[bounded(args[0], text_limit)]
     if origin is dict and len(args) == 2:
-        return dict[args[0], bounded(args[1], text_limit)]
+        return _dict[args[0], bounded(args[1], text_limit)]
     return annotation
 
 

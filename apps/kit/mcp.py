@@ -8,16 +8,21 @@ a result with ``isError`` and a JSON body naming the problem; the session goes o
 from __future__ import annotations
 
 import json
-from typing import Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from mcp import types
+from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
 from apps.kit.errors import OpError
 from apps.kit.invoker import invoke_async
 from apps.kit.operation import Operation
 
-EpisodeResolver = Callable[[object], object]
+if TYPE_CHECKING:
+    from apps.kit.episode import Episode
+
+# The call's context (the SDK's per-request context) -> its episode.
+EpisodeResolver = Callable[[ServerRequestContext[Any, Any]], "Episode"]
 
 
 def tool(op: Operation) -> types.Tool:
@@ -64,6 +69,7 @@ def build_server(operations: list[Operation], resolve_episode: EpisodeResolver, 
         try:
             episode = resolve_episode(ctx)
             if op is None:
+                assert extra is not None  # an unknown name without extra tools was answered above
                 return await extra.call(episode, params.name, params.arguments or {})
         except OpError as exc:
             return _error(exc.to_dict())

@@ -12,7 +12,7 @@ import inspect
 import json
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 from pydantic import Field as PydanticField
@@ -52,7 +52,7 @@ class Operation:
     input_model: type[BaseModel] = field(init=False)
 
     def __post_init__(self) -> None:
-        fields = {
+        fields: dict[str, Any] = {
             p.name: (p.annotation if p.field is not None else limits.bounded(p.annotation, self.text_limit),
                      p.field or PydanticField(... if p.required else p.default, description=p.description))
             for p in self.params
@@ -113,7 +113,7 @@ class Operation:
         }
 
 
-def invalid_from(errors: list[dict], unknown: str = "is not an argument of this operation",
+def invalid_from(errors: Sequence[Mapping[str, Any]], unknown: str = "is not an argument of this operation",
                  located: bool = False) -> Invalid:
     """One ``Invalid`` for pydantic's validation errors, naming the first bad field. FastAPI's errors are
     ``located``: their path starts with where the value was (body, query, path), which is not a field."""
@@ -213,7 +213,7 @@ def _gathering(fn: Callable, groups: dict[str, type[BaseModel]]) -> Callable:
     def call(ctx, **kwargs):
         for name, model in groups.items():
             given = {field: kwargs.pop(field) for field in model.model_fields if field in kwargs}
-            if model.__purpose__ == "update":
+            if getattr(model, "__purpose__", None) == "update":  # set by entity.derive
                 given = {field: value for field, value in given.items() if value is not None}
             kwargs[name] = model.model_validate(given)
         return fn(ctx, **kwargs)

@@ -15,10 +15,11 @@ from fastapi.responses import JSONResponse
 from apps.kit.errors import Invalid, OpError, from_dict
 from apps.kit.invoker import invoke_async
 from apps.kit.operation import Operation
+from apps.kit.trajectory import Surface
 
 SURFACE_HEADER = "x-officeworld-surface"
 _REF = "#/components/schemas/{model}"
-_ERROR_RESPONSES = {status: {"description": text} for status, text in (
+_ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {status: {"description": text} for status, text in (
     (403, "Forbidden for the acting user"), (404, "Not found"), (409, "Conflict with the current state"),
     (422, "Invalid argument; the message names the field"))}
 
@@ -65,12 +66,13 @@ def document_inputs(api: FastAPI, operations: list[Operation]) -> None:
         defs.update(op.input_model.model_json_schema(ref_template=_REF).get("$defs", {}))
     build = api.openapi
 
-    def openapi() -> dict:
+    def openapi() -> dict[str, Any]:
         if api.openapi_schema is None:
             build().setdefault("components", {}).setdefault("schemas", {}).update(defs)
+        assert api.openapi_schema is not None  # build() keeps what it made
         return api.openapi_schema
 
-    api.openapi = openapi
+    api.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to extend the schema
 
 
 async def read_arguments(request: Request) -> Any:
@@ -87,7 +89,7 @@ async def read_arguments(request: Request) -> Any:
 def _endpoint(op: Operation, get_episode: Callable):
     async def endpoint(request: Request, episode=Depends(get_episode)) -> Any:
         arguments = await read_arguments(request)
-        surface = "cli" if request.headers.get(SURFACE_HEADER) == "cli" else "rest"
+        surface: Surface = "cli" if request.headers.get(SURFACE_HEADER) == "cli" else "rest"
         step = await invoke_async(episode, op, arguments, surface)
         return error_response(step.error) if step.error else JSONResponse(step.result)
 

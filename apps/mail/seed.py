@@ -14,11 +14,12 @@ from sqlmodel import Session
 from apps.mail import models as m
 from apps.mail import store
 from apps.mail.rendering import body_text
+from worlds.model import World
 
 _TIME = "%Y-%m-%d %H:%M:%S.%f"  # how the ORM stores a time in SQLite (UTC, without its zone)
 
 
-def seed(session: Session, world) -> None:
+def seed(session: Session, world: World) -> None:
     _Seeder(session.connection().connection.dbapi_connection, world).run()
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -82,7 +82,7 @@ class Footer(BaseModel):
 class Recorder:
     """Streams one episode's trajectory to ``path``: called by the invoker after every step."""
 
-    def __init__(self, path: Path, header: Header, steps: list[Step] = (), *, reopen: bool = False):
+    def __init__(self, path: Path, header: Header, steps: Sequence[Step] = (), *, reopen: bool = False):
         """``reopen``: go on appending to the file of an episode rebuilt from it (no new header)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path

@@ -90,7 +90,7 @@ def with_reads(ctx: Context, seed: int, extra: int = 3) -> Attempt | None:
     for _ in range(extra):
         name = rng.choice(reads) if reads else None
         args = fill(ctx, name, rng) if name else None
-        if args is not None:
+        if name is not None and args is not None:
             calls.insert(rng.randint(0, end if end is not None else len(calls)), call(name, **args))
             end = ctx.answer_index(calls)
     return Attempt("reads", f"oracle with extra reads, seed {seed}", calls, right=True)

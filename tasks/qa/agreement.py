@@ -68,9 +68,10 @@ def agreement(engine: Tasks, task: Task, trajectories: dict[str, list[Call]], pe
         finally:
             (release or (lambda e: e.close()))(run.episode)
     names = list(trajectories)
-    gradable = [n for n in names if rewards[n] is not None]
-    tau = kendall_tau([rewards[n] for n in gradable], [people[n] for n in gradable]) if len(gradable) > 1 else None
-    order = sorted(names, key=lambda n: -(rewards[n] if rewards[n] is not None else -1))
+    graded = {n: r for n, r in rewards.items() if r is not None}
+    gradable = [n for n in names if n in graded]
+    tau = kendall_tau([graded[n] for n in gradable], [people[n] for n in gradable]) if len(gradable) > 1 else None
+    order = sorted(names, key=lambda n: -graded.get(n, -1))
     return {"task": task.id, "kendall_tau": None if tau is None else round(tau, 4),
             "ungradable": [n for n in names if rewards[n] is None],
             "trajectories": [{"name": n, "reward": rewards[n], "person_score": people[n]} for n in order]}

@@ -12,7 +12,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Callable, Protocol
+from typing import AbstractSet, Callable, Protocol, Sequence
 
 from apps.kit.database import AppDatabase
 from apps.kit.episode import Episode
@@ -69,7 +69,8 @@ class SuiteResult:
 
 class Checker:
     def __init__(self, engine: Tasks, release: Callable[[Episode], None] | None = None,
-                 surfaces: list[Surface] = (), sampled: set[str] = frozenset(), quarantined: set[str] = frozenset()):
+                 surfaces: Sequence[Surface] = (), sampled: AbstractSet[str] = frozenset(),
+                 quarantined: AbstractSet[str] = frozenset()):
         self.engine = engine
         self.quarantined = quarantined
         self.release = release or engine.release
@@ -200,6 +201,7 @@ class Checker:
                 progress = False
                 for r in live:
                     ctx = r.context
+                    assert ctx is not None  # live runs have a context
                     attempt = agents.with_reads(ctx, seed) if kind == "right" else agents.random_agent(ctx, seed)
                     if attempt is None:
                         continue

@@ -48,7 +48,9 @@ def _edit_bound(ctx: Context) -> list:
     answer_at = ctx.answer_index(ctx.oracle)
     work = [c for i, c in enumerate(ctx.oracle) if i != answer_at]
     for name, field in bound_fields(ctx)[:3]:
-        op, id_arg = EDITS[ctx.task.bindings[name].from_]
+        source = ctx.task.bindings[name].from_
+        assert source is not None  # bound_fields keeps bindings from an editable kind
+        op, id_arg = EDITS[source]
         record = ctx.scope[name]
         schema = ctx.operations[op].input_schema().get("properties", {})
         if field not in schema:

@@ -109,7 +109,7 @@ def _extra_write(ctx: Context):
     for _ in range(20):
         op = rng.choice(ops) if ops else None
         args = fill(ctx, op, rng) if op else None
-        if args is not None:
+        if op is not None and args is not None:
             end = ctx.answer_index(ctx.oracle)
             at = end if end is not None else len(ctx.oracle)
             out.append((f"extra {op} elsewhere", ctx.oracle[:at] + [call(op, **args)] + ctx.oracle[at:]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Sequence
 
 from tasks.qa.check import SuiteResult, TaskResult
 from tasks.qa.gates import FN_BOUND, FP_BOUND, MUTANT_KILL, Figures
@@ -14,7 +15,7 @@ POOLING = ("false-positive and false-negative bounds are gated per suite, pooled
            "strict wrong run may pass and at least 95% of the other non-equivalent mutants must fail")
 
 
-def to_dict(suites: list[SuiteResult], seconds: float, cpu: float, notes: list[str] = ()) -> dict:
+def to_dict(suites: list[SuiteResult], seconds: float, cpu: float, notes: Sequence[str] = ()) -> dict:
     tasks = [t for s in suites for t in s.tasks]
     total = Figures()
     for s in suites:

@@ -1,0 +1,61 @@
+"""Every environment variable officeworld reads, in one settings object (the README has the table).
+
+``settings()`` reads the environment each time it is called, at the point of use, so a test (or an
+operator) that changes a variable is seen by the next server, store or client made. Empty values
+count as unset; text is stripped. The agent CLI ``ow`` (``simulator/agent_cli.py``) stays stdlib-only
+and reads its own ``OW_*`` variables; the typer options of ``officeworld`` (``OFFICEWORLD_HOST``,
+``OFFICEWORLD_PORT``...) are read by typer. It lives in the kit, the layer every package may import.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """``OFFICEWORLD_<FIELD>`` for each field (``XDG_CACHE_HOME`` as it is)."""
+
+    model_config = SettingsConfigDict(env_prefix="OFFICEWORLD_", env_ignore_empty=True, str_strip_whitespace=True,
+                                      extra="ignore")
+
+    token: str = Field("", description="Bearer token of the control API (/v1); the server makes and prints one "
+                                       "when unset; clients send it")
+    admin_token: str = Field("", description="Token of the app services' internal admin API, shared by the gateway "
+                                             "and the services")
+    allowed_hosts: str = Field("", description="Extra Host headers the MCP endpoint accepts, comma-separated "
+                                               "(loopback always)")
+    browser_base: str = Field("", description="Base URL the browser tool opens pages at (default: the server's own)")
+    chromium: str = Field("", description="Path of the Chromium binary (default: chromium on PATH)")
+    trajectory_dir: Path | None = Field(None, description="Folder where episodes stream trajectory files "
+                                                          "(default: none kept)")
+    idle_timeout: float = Field(0, ge=0, description="Seconds after which an idle episode is dropped (0: never)")
+    cache_dir: Path | None = Field(None, description="Compiled-world cache (default: $XDG_CACHE_HOME/officeworld)")
+    xdg_cache_home: Path = Field(Path.home() / ".cache", validation_alias="XDG_CACHE_HOME",
+                                 description="Base of the default cache folder")
+    tasks_dir: Path | None = Field(None, description="Task suites to serve (default: the shipped tasks/suites)")
+    judge_url: str = Field("", description="OpenAI-compatible endpoint of the LLM judge (judge checks skip unset)")
+    judge_model: str = Field("", description="Model name the judge asks for")
+    judge_key: str = Field("", description="API key sent to the judge endpoint")
+
+    @property
+    def cache(self) -> Path:
+        """The compiled-world cache folder."""
+        return self.cache_dir or self.xdg_cache_home / "officeworld"
+
+    @property
+    def hosts(self) -> list[str]:
+        return [h.strip() for h in self.allowed_hosts.split(",") if h.strip()]
+
+    @staticmethod
+    def app_url(app: str) -> str:
+        """``OFFICEWORLD_<APP>_URL``: where an app runs as its own service ("" when in the gateway)."""
+        return os.environ.get(f"OFFICEWORLD_{app.upper()}_URL", "").strip()
+
+
+def settings() -> Settings:
+    """The settings as the environment has them now."""
+    return Settings()
