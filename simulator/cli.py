@@ -145,11 +145,12 @@ def mcp(world: str = typer.Option("acme", help="World to start the episode in"),
 
 @cli.command()
 def bench(world: str = typer.Option("acme", help="World to measure"),
-          repeat: int = typer.Option(200, help="Samples per figure")) -> None:
+          repeat: int = typer.Option(200, help="Samples per figure"),
+          live: int = typer.Option(1000, min=0, help="Live episodes in one server for the scale figure (0: leave it out)")) -> None:
     """Measure episode create/fork, operation and MCP latencies and memory; print JSON."""
     from simulator.bench import run
 
-    print(json.dumps(run(world, repeat), indent=2))
+    print(json.dumps(run(world, repeat, live), indent=2))
 
 
 def main() -> None:
