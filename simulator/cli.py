@@ -146,7 +146,7 @@ def mcp(world: str = typer.Option("acme", help="World to start the episode in"),
 @cli.command()
 def bench(world: str = typer.Option("acme", help="World to measure"),
           repeat: int = typer.Option(200, help="Samples per figure"),
-          live: int = typer.Option(1000, min=0, help="Live episodes in one server for the scale figure (0: leave it out)")) -> None:
+          live: int = typer.Option(1000, min=0, help="Live episodes in one server (0: leave the figure out)")) -> None:
     """Measure episode create/fork, operation and MCP latencies and memory; print JSON."""
     from simulator.bench import run
 
