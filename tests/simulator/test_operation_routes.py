@@ -16,7 +16,8 @@ def test_operation_calls_record_steps_and_answer_errors_in_the_same_shape():
         base = f"/episodes/{episode}/api"
         got = api.post(f"{base}/mail/get_message", json={"message_id": 1})
         assert got.status_code == 200 and got.json()["id"] == 1
-        assert api.post(f"{base}/mail/star", json={"message_ids": [1]}, headers={"x-officeworld-surface": "cli"}).status_code == 200
+        cli = {"x-officeworld-surface": "cli"}
+        assert api.post(f"{base}/mail/star", json={"message_ids": [1]}, headers=cli).status_code == 200
         refused = api.post(f"{base}/mail/get_message", json={"message_id": "one"})
         assert refused.status_code == 422 and refused.json()["error"]["field"] == "message_id"
         assert api.post(f"{base}/mail/get_message", content=b"{not json").json()["error"]["field"] == "body"
