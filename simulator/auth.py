@@ -35,7 +35,7 @@ def require_bearer(token: str):
     """A FastAPI dependency that refuses a request without ``Authorization: Bearer <token>``."""
     expected = f"Bearer {token}".encode()
 
-    def check(request: Request) -> None:
+    async def check(request: Request) -> None:  # async: a string compare needs no worker thread
         given = request.headers.get("authorization", "")
         if not given:
             raise Unauthorized("authorization: send the control token as 'Authorization: Bearer <token>'",

@@ -144,7 +144,7 @@ def _ms(summary: dict) -> dict:
             "samples": summary["samples"]}
 
 
-def run(world: str = "acme", repeat: int = 200) -> dict:
+def run(world: str = "acme", repeat: int = 200, live: int = 1000) -> dict:
     store = EpisodeStore()
     started = time.perf_counter()
     compiled = store.world(world)
@@ -162,6 +162,7 @@ def run(world: str = "acme", repeat: int = 200) -> dict:
         "episode_fork_touched": _times(lambda: store.fork(parent.id), repeat),
         "op_in_process": _ops(store, world, repeat),
         "served": bench_http.run(world, repeat),
+        "served_scale": _scale(world, repeat, live),
         "ow_command": _ow(store, world, min(repeat, 20)),
         "gui_page_render_server": render_times(store, world, max(repeat // 10, 5)),
         "gui_browser_action": _browser(store, world),
@@ -169,6 +170,12 @@ def run(world: str = "acme", repeat: int = 200) -> dict:
         "grade_episode": _grading(store, min(repeat, 50)) if world == "acme" else {},
         **({"trainer": _trainer(world, repeat)} if world == "acme" else {}),  # the shipped tasks are on acme
     }
+
+
+def _scale(world: str, repeat: int, live: int) -> dict:
+    from simulator import bench_scale
+
+    return bench_scale.run(world, repeat, live)
 
 
 def _trainer(world: str, repeat: int) -> dict:

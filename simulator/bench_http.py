@@ -47,7 +47,8 @@ def server_process(world: str, timeout: float = 120.0, env: dict | None = None) 
         port = sock.getsockname()[1]
     command = [sys.executable, "-m", "simulator.cli", "up", "--world", world, "--host", "127.0.0.1",
                "--port", str(port), "--no-episode"]
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env if env is not None else os.environ.copy())
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             env=env if env is not None else os.environ.copy())
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout
@@ -90,9 +91,12 @@ async def _mcp_call(url: str, repeat: int) -> dict:
 
 def run(world: str, repeat: int) -> dict:
     """``/health``, a REST call and an MCP tool call on a server in its own process."""
+    from simulator import bench_scale
+
+    bench_scale.control_token()  # the child server inherits it
     app, name, args = PROBE
     with server_process(world) as (url, _), httpx.Client(base_url=url) as http:
-        created = http.post("/v1/episodes", json={"world": world})
+        created = http.post("/v1/episodes", json={"world": world}, headers=bench_scale.control_headers())
         created.raise_for_status()
         episode = created.json()["id"]
         rest = f"/episodes/{episode}/api/{app}/{name}"

@@ -171,7 +171,8 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
           load: bool = typer.Option(False, "--load", help="Instead: N concurrent episodes over REST, then MCP, "
                                     "against a server in its own process (calls/s, p50/p99, errors, memory)"),
           episodes: int = typer.Option(500, min=1, help="With --load: concurrent episodes"),
-          seconds: float = typer.Option(10.0, min=0.5, max=600, help="With --load: seconds of calls per surface")) -> None:
+          seconds: float = typer.Option(10.0, min=0.5, max=600, help="With --load: seconds of calls per surface"),
+          live: int = typer.Option(1000, min=0, help="Live episodes in one server (0: leave the figure out)")) -> None:
     """Measure episode create/fork, operation and MCP latencies and memory; print JSON."""
     if load:
         from simulator.bench_load import run as run_load
@@ -180,7 +181,7 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
         return
     from simulator.bench import run
 
-    figures = run(world, repeat)
+    figures = run(world, repeat, live)
     if ray:
         from simulator.runner import bench_ray
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from apps.kit import Invalid, NotFound
 from apps.kit.episode import Episode
-from apps.kit.invoker import invoke
+from apps.kit.invoker import invoke_async
 from apps.kit.mcp import tool as mcp_tool
 from apps.kit.trajectory import Step, Trajectory
 from simulator.auth import require_bearer
@@ -194,10 +194,13 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         except TaskError as exc:
             raise Invalid(f"task {run.task.id}: {exc}", field="task") from None
 
-    @router.post("/episodes/{episode_id}/call")
-    def call_tool(episode_id: str, body: ToolCall) -> Step:
+    @router.post("/episodes/{episode_id}/call", response_model=Step)
+    async def call_tool(episode_id: str, body: ToolCall) -> Response:
         """Call one tool in the episode, recorded like any surface (surface "control"); with "as", acting
-        as another person of the world (a colleague replies, a bcc'd person reads their copy)."""
+        as another person of the world (a colleague replies, a bcc'd person reads their copy).
+
+        Async, so an app in this process runs inline on the event loop (no worker-thread hop; a remote
+        one still goes to a thread, ``invoke_async``); the Step is serialised once, not re-validated."""
         episode = store.get(episode_id)
         op = operations.get(body.tool)
         if op is None:
@@ -205,7 +208,8 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         actor = body.actor.strip().lower() if body.actor else None
         if actor is not None and actor not in episode.world.info.people_by_email() | _outsiders(episode):
             raise Invalid(f"as: {actor} is not a person of world {episode.world.name!r}", field="as")
-        return invoke(episode, op, body.arguments, "control", actor=actor)
+        step = await invoke_async(episode, op, body.arguments, "control", actor=actor)
+        return Response(step.model_dump_json(), media_type="application/json")
 
     @router.get("/tasks")
     def list_tasks(suite: str | None = None, tag: str | None = None, world: str | None = None) -> list[dict]:

@@ -25,11 +25,11 @@ from starlette.exceptions import HTTPException
 
 from apps.kit import OpError
 from apps.kit.cli import catalogue
-from apps.kit.invoker import invoke_async
 from apps.kit.episode import Episode
+from apps.kit.invoker import invoke_async
 from apps.kit.mcp import build_server
 from apps.kit.operation import invalid_from
-from apps.kit.rest import document_inputs, error_response, operation_router
+from apps.kit.rest import OperationRoutes, document_inputs, error_response, operation_router
 from apps.kit.settings import settings
 from simulator.auth import control_token
 from simulator.body_limit import BODY_LIMIT, TooLarge, read_body, refuse, replaying
@@ -85,6 +85,10 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     async def get_episode(episode_id: str):  # async: a dict lookup needs no worker thread
         return store.get(episode_id)
 
+    @api.get("/health", tags=["control"])  # the first route: the router tries routes in order
+    async def health() -> dict:
+        return {"status": "ok", "episodes": len(store), "apps": sorted(store.apps)}
+
     catalog = catalog if catalog is not None else task_catalog(store)
     api.state.catalog = catalog
     api.include_router(control_router(store, catalog, control_token(token)))
@@ -96,10 +100,9 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
         return tools
     mount_gui(api, store, operations)
     document_inputs(api, operations)
-
-    @api.get("/health", tags=["control"])
-    async def health() -> dict:
-        return {"status": "ok", "episodes": len(store), "apps": sorted(store.apps)}
+    # Operation calls skip the router's scan of every route (apps.kit.rest.OperationRoutes).
+    api.add_middleware(OperationRoutes, operations=operations, get_episode=get_episode,
+                       prefix="/episodes/([^/]+)/api")
 
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))
     # Starlette types a handler as taking any Exception; it calls each with its own class only.

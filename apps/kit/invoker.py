@@ -91,10 +91,11 @@ def _depth(episode: Episode, step: Step) -> int:
     return depth
 
 
-async def invoke_async(episode: Episode, op: Operation, arguments: dict[str, Any] | None, surface: Surface) -> Step:
+async def invoke_async(episode: Episode, op: Operation, arguments: dict[str, Any] | None, surface: Surface,
+                       actor: str | None = None) -> Step:
     """``invoke`` from an event loop: inline when the app lives in this process (a call takes tens of
     microseconds, less than the hop to a worker thread), in a worker thread when its host is remote
     (a network round trip must not block the loop)."""
     if isinstance(episode.hosts.get(op.app), LocalHost):
-        return invoke(episode, op, arguments, surface)
-    return await anyio.to_thread.run_sync(invoke, episode, op, arguments, surface)
+        return invoke(episode, op, arguments, surface, actor)
+    return await anyio.to_thread.run_sync(invoke, episode, op, arguments, surface, actor)

@@ -1,0 +1,107 @@
+"""Figures over HTTP that ``bench_http`` leaves out, the server in its own process as users run it:
+a tool call through the control plane (``POST /v1/episodes/{id}/call``), and many live episodes in one
+server (its memory, and a call's latency while they all live). Nothing here asserts a timing; every
+loop is bounded (a count and a deadline) and deletes what it made."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from pathlib import Path
+
+import httpx
+
+from simulator import bench_http
+from simulator.auth import TOKEN_ENV
+
+PROBE = ("mail", "get_message", {"message_id": 1})
+TOUCH = ("mail", "star", {"message_ids": [1]})  # a write: the episode's mail database is cloned and changed
+
+
+def control_token() -> str:
+    """The token the benchmark's servers take (the environment's, else one made for this run)."""
+    return os.environ.setdefault(TOKEN_ENV, "ow_bench_" + secrets.token_hex(8))
+
+
+def control_headers() -> dict:
+    return {"authorization": f"Bearer {control_token()}"}
+
+
+def _pid_listening_on(url: str) -> int | None:
+    """The pid of the ``officeworld up`` child serving ``url`` (found by its ``--port`` argument)."""
+    port = url.rsplit(":", 1)[1]
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"up" in argv and b"--port" in argv and argv[argv.index(b"--port") + 1:][:1] == [port.encode()]:
+            return int(proc.name)
+    return None
+
+
+def _rss_mb(pid: int | None) -> float | None:
+    if pid is None:
+        return None
+    with open(f"/proc/{pid}/statm") as f:
+        return round(int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
+
+
+def control_call(http: httpx.Client, world: str, repeat: int) -> dict:
+    """A direct tool call through the control plane, next to ``/health`` on the same server."""
+    created = http.post("/v1/episodes", json={"world": world}, headers=control_headers())
+    created.raise_for_status()
+    episode = created.json()["id"]
+    app, name, args = PROBE
+    body, headers = {"tool": f"{app}_{name}", "arguments": args}, control_headers()
+    path = f"/v1/episodes/{episode}/call"
+    answer = http.post(path, json=body, headers=headers)
+    if answer.status_code != 200 or answer.json().get("error"):
+        raise RuntimeError(f"the control probe failed: {answer.text[:500]}")
+    health = bench_http.times(lambda: http.get("/health"), repeat)
+    call = bench_http.times(lambda: http.post(path, json=body, headers=headers), repeat)
+    http.delete(f"/v1/episodes/{episode}", headers=headers)
+    return {"health": health, f"control_call_{app}_{name}": call,
+            "control_above_health_us": round(call["median_us"] - health["median_us"], 1)}
+
+
+def live_episodes(http: httpx.Client, url: str, world: str, count: int, repeat: int,
+                  deadline_s: float = 180.0) -> dict:
+    """``count`` episodes live in one server, each touched (one write); memory and a REST call's
+    latency among them. Stops making episodes at ``deadline_s`` and says how many it reached."""
+    headers, pid = control_headers(), _pid_listening_on(url)
+    app, name, args = PROBE
+    ids: list[str] = []
+    rss_before, started = _rss_mb(pid), time.monotonic()
+    try:
+        while len(ids) < count and time.monotonic() - started < deadline_s:
+            created = http.post("/v1/episodes", json={"world": world}, headers=headers)
+            created.raise_for_status()
+            ids.append(created.json()["id"])
+            touch_app, touch_name, touch_args = TOUCH
+            http.post(f"/episodes/{ids[-1]}/api/{touch_app}/{touch_name}", json=touch_args).raise_for_status()
+        made_s = time.monotonic() - started
+        rss_after = _rss_mb(pid)
+        turn = iter(range(10**9))
+        call = bench_http.times(
+            lambda: http.post(f"/episodes/{ids[next(turn) % len(ids)]}/api/{app}/{name}", json=args), repeat)
+    finally:
+        for episode in ids:
+            http.delete(f"/v1/episodes/{episode}", headers=headers)
+    grew = None if rss_before is None or rss_after is None else round(rss_after - rss_before, 1)
+    return {"asked": count, "live_episodes": len(ids), "create_and_touch_s": round(made_s, 1),
+            "server_rss_mb_before": rss_before, "server_rss_mb_after": rss_after, "server_rss_mb_grew": grew,
+            "mb_per_episode": round(grew / len(ids), 3) if grew is not None and ids else None,
+            f"rest_{app}_{name}_among_them": call}
+
+
+def run(world: str, repeat: int, live: int = 1000) -> dict:
+    """Both figures on one server in its own process; ``live=0`` leaves the live-episodes figure out."""
+    control_token()  # the child server inherits it
+    with bench_http.server_process(world) as served, httpx.Client(base_url=getattr(served, "url", served)) as http:
+        url = getattr(served, "url", served)
+        out = {"control_plane": control_call(http, world, repeat)}
+        if live > 0:
+            out["live_episodes"] = live_episodes(http, url, world, live, repeat)
+    return out
