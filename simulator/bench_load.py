@@ -21,6 +21,7 @@ import os
 import secrets
 import sys
 import time
+from typing import Any, Sequence
 
 import httpx
 
@@ -30,7 +31,8 @@ from simulator.bench_http import server_process
 # searches the path each time (~0.5 ms of the client's CPU a call here). Marking it absent makes
 # that import fail at once; httpcore then assumes asyncio, which this is.
 if importlib.util.find_spec("sniffio") is None:
-    sys.modules.setdefault("sniffio", None)
+    # None in sys.modules is the import system's "not importable"; typeshed admits modules only.
+    sys.modules.setdefault("sniffio", None)  # type: ignore[arg-type]
 
 # What each client cycles through: reads and a write, over mail and the CRM.
 CALLS = [("mail", "get_message", {"message_id": 1}), ("mail", "search", {"query": "renewal"}),
@@ -118,8 +120,9 @@ async def _control(method, url: str, **kwargs) -> httpx.Response:
         return await method(url, **kwargs)
 
 
-async def _phase(http: httpx.AsyncClient, client, episodes: list[str], seconds: float) -> dict:
-    out = {"samples": [], "errors": 0, "dropped": 0}
+async def _phase(http: httpx.AsyncClient, client, episodes: Sequence[object], seconds: float) -> dict:
+    """``client`` over every entry of ``episodes`` (episode ids over REST, sessions over MCP) until time is up."""
+    out: dict[str, Any] = {"samples": [], "errors": 0, "dropped": 0}
     started = time.monotonic()
     await asyncio.gather(*(client(http, e, started + seconds, out) for e in episodes))
     figures = _figures(out["samples"], out["errors"], time.monotonic() - started)

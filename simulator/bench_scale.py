@@ -99,8 +99,7 @@ def live_episodes(http: httpx.Client, url: str, world: str, count: int, repeat: 
 def run(world: str, repeat: int, live: int = 1000) -> dict:
     """Both figures on one server in its own process; ``live=0`` leaves the live-episodes figure out."""
     control_token()  # the child server inherits it
-    with bench_http.server_process(world) as served, httpx.Client(base_url=getattr(served, "url", served)) as http:
-        url = getattr(served, "url", served)
+    with bench_http.server_process(world) as (url, _), httpx.Client(base_url=url) as http:
         out = {"control_plane": control_call(http, world, repeat)}
         if live > 0:
             out["live_episodes"] = live_episodes(http, url, world, live, repeat)

@@ -10,9 +10,10 @@ memory (a declared ``content-length`` is refused at once, a chunked body once it
 from __future__ import annotations
 
 import json
-import os
 
-BODY_LIMIT = int(os.environ.get("OFFICEWORLD_BODY_LIMIT", "") or 64 * 2**20)
+from apps.kit.settings import settings
+
+BODY_LIMIT = settings().body_limit
 
 
 class TooLarge(Exception):

@@ -13,6 +13,7 @@ import ctypes
 import ctypes.util
 import gc
 import threading
+from typing import Callable
 
 _DELAY = 0.5
 _lock = threading.Lock()
@@ -21,7 +22,7 @@ _again = False   # a deletion came while a release was pending: release once mor
 
 try:
     _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-    _trim = _libc.malloc_trim
+    _trim: Callable[[int], int] | None = _libc.malloc_trim
 except (OSError, AttributeError):  # not glibc
     _trim = None
 

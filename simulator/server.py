@@ -179,6 +179,7 @@ class Gateway:
         op = self.operations.get(request["params"]["name"])
         if op is not None:  # recorded like any refused call; the kit's limits name the argument
             step = await invoke_async(self.store.get(episode_id), op, request["params"].get("arguments") or {}, "mcp")
+            assert step.error is not None  # the kit refuses text holding a lone surrogate, naming the argument
             error = step.error
         else:
             error = {"type": "invalid", "field": where,

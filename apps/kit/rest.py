@@ -118,8 +118,8 @@ class OperationRoutes:
 
     async def __call__(self, scope, receive, send):
         match = self.path.match(scope["path"]) if scope["type"] == "http" and scope["method"] == "POST" else None
-        op = self.operations.get(match.group(2, 3)) if match is not None else None
-        if op is None:
+        op = self.operations.get((match.group(2), match.group(3))) if match is not None else None
+        if match is None or op is None:
             return await self.app(scope, receive, send)
         try:
             episode = await self.get_episode(match.group(1))

@@ -40,6 +40,8 @@ class Settings(BaseSettings):
     judge_url: str = Field("", description="OpenAI-compatible endpoint of the LLM judge (judge checks skip unset)")
     judge_model: str = Field("", description="Model name the judge asks for")
     judge_key: str = Field("", description="API key sent to the judge endpoint")
+    body_limit: int = Field(64 * 2**20, gt=0, description="Largest request body in bytes, on the gateway and the "
+                                                          "app services (past it: 413); read when the server starts")
 
     @property
     def cache(self) -> Path:
