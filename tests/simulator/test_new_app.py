@@ -1,15 +1,16 @@
 """A new app is one folder: a throwaway app written to a temporary folder, with its own entity and its
-own world section, is served over REST, MCP and the tool list with no file of the project changed."""
+own world section, is served over REST, MCP, ``ow`` and the tool list with no file of the project changed."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import textwrap
 
 import httpx
 import pytest
-from surfaces import CONTROL, mcp_session, new_episode
+from surfaces import CONTROL, mcp_session, new_episode, run_ow
 
 from simulator.episodes import EpisodeStore
 from simulator.registry import APPS
@@ -112,3 +113,12 @@ def test_a_throwaway_app_is_served_on_every_surface(notes_app, world_dir, tmp_pa
         assert bad.is_error and '"field": "title"' in bad.content[0].text
         schemas = {t["function"]["name"] for t in httpx.get(f"{base}/v1/tools", headers=CONTROL).json()}
         assert "notes_add_note" in schemas
+        # ow, a separate process, learns the app's commands from the server's catalogue.
+        made = run_ow(base, episode["id"], "notes", "add-note", "From ow", "--json")
+        assert made.returncode == 0 and json.loads(made.stdout)["author"] == "dana@small.test", made.stderr
+        shown = run_ow(base, episode["id"], "notes", "list-notes", "--json")
+        assert [n["title"] for n in json.loads(shown.stdout)] == ["Kickoff", "From REST", "From ow"], shown.stderr
+        refused = run_ow(base, episode["id"], "notes", "add-note", "")
+        assert refused.returncode == 2 and "title" in refused.stderr, refused.stderr
+        helped = run_ow(base, episode["id"], "notes", "--help")
+        assert "add-note" in helped.stdout and "list-notes" in helped.stdout
