@@ -26,6 +26,7 @@ COPY apps ./apps
 COPY simulator ./simulator
 COPY sandbox ./sandbox
 COPY tasks ./tasks
+COPY trainers ./trainers
 COPY worlds ./worlds
 RUN /opt/venv/bin/pip install --no-cache-dir .
 
@@ -46,6 +47,7 @@ COPY --chown=root:root apps ./apps
 COPY --chown=root:root simulator ./simulator
 COPY --chown=root:root sandbox ./sandbox
 COPY --chown=root:root tasks ./tasks
+COPY --chown=root:root trainers ./trainers
 COPY --chown=root:root worlds ./worlds
 USER 10001:10001
 EXPOSE 8000

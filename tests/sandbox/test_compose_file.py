@@ -128,3 +128,15 @@ def test_the_admin_token_goes_to_the_apps_and_the_gateway_only_and_is_required()
     assert given == {*APPS, "gateway"}
     with pytest.raises(ValueError, match="OFFICEWORLD_ADMIN_TOKEN"):
         compose.load(COMPOSE, {})
+
+
+def test_the_image_holds_every_package_the_project_installs():
+    """The build and the final stage copy each package of ``[tool.setuptools.packages.find]``: the
+    services import ``simulator.cli``, which imports from all of them."""
+    include = re.search(r'include = \[(.*?)\]', (ROOT / "pyproject.toml").read_text()).group(1)
+    packages = [name.strip(' "*') for name in include.split(",")]
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    for package in packages:
+        assert f"COPY {package} ./{package}" in dockerfile, package
+        assert f"COPY --chown=root:root {package} ./{package}" in dockerfile, package
+    assert not set(packages) & set((ROOT / ".dockerignore").read_text().split())
