@@ -144,7 +144,7 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
         for app, op, args in CALLS:
             await http.post(f"/episodes/{first}/api/{app}/{op}", json=args)
         await http.delete(f"/v1/episodes/{first}", headers=control)
-        await asyncio.sleep(1.5)   # as after deletion below: the server has returned what it freed
+        await asyncio.sleep(3.0)   # as after deletion below: the server has returned what it freed
         start = rss_mb(pid)
         peak, stop = [start], asyncio.Event()
         sampler = asyncio.create_task(_sampler(pid, peak, stop))
