@@ -23,32 +23,36 @@ import hashlib
 import inspect
 import random
 from pathlib import Path
-from typing import Any, Mapping, Protocol
+from typing import Any, Mapping, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from worlds.model import WorldInfo
 
 
-class WorldSection(Protocol):
-    """One app's part of a world folder, kept under ``<world>/<folder>/``."""
+Data = TypeVar("Data", bound=BaseModel)
+
+
+class WorldSection(Protocol[Data]):
+    """One app's part of a world folder, kept under ``<world>/<folder>/``, its data of type ``Data``
+    (a section takes back the data it made: ``WorldSection[Any]`` where the type is not known)."""
 
     folder: str
 
-    def load(self, root: Path, info: WorldInfo, problems: list[str]) -> BaseModel:
+    def load(self, root: Path, info: WorldInfo, problems: list[str]) -> Data:
         """Read ``root/<folder>`` (absent: empty data), appending every problem as ``file:line: what``."""
 
-    def addresses(self, data: BaseModel) -> list[tuple[str, str]]:
+    def addresses(self, data: Data) -> list[tuple[str, str]]:
         """``(where, address)`` for every person the data names, ``where`` being ``file:line``."""
 
-    def write(self, data: BaseModel, out: Path) -> None:
+    def write(self, data: Data, out: Path) -> None:
         """Write ``data`` under ``out/<folder>`` so that ``load`` reads it back equal."""
 
-    def generate(self, rng: random.Random, info: WorldInfo, size: str) -> BaseModel:
+    def generate(self, rng: random.Random, info: WorldInfo, size: str) -> Data:
         """Data for a generated world of ``size`` (``s``, ``m``, ``l``, ``xl``) over ``info``'s people."""
 
 
-Sections = Mapping[str, WorldSection]
+Sections = Mapping[str, WorldSection[Any]]
 
 
 def load_sections(root: Path, info: WorldInfo, sections: Sections, problems: list[str]) -> dict[str, Any]:

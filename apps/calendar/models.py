@@ -4,7 +4,7 @@ and see, and what a world's ``calendar/`` files hold all come from these fields.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Literal, get_args
 
 from sqlalchemy import JSON, String
 from sqlmodel import SQLModel
@@ -13,8 +13,8 @@ from apps.kit.entity import UtcDateTime, attr
 
 Role = Literal["freeBusyReader", "reader", "writer", "owner"]
 Response = Literal["needsAction", "accepted", "tentative", "declined"]
-ROLES: tuple[str, ...] = Role.__args__
-RESPONSES: tuple[str, ...] = Response.__args__
+ROLES: tuple[str, ...] = get_args(Role)
+RESPONSES: tuple[str, ...] = get_args(Response)
 
 
 class Calendar(SQLModel, table=True):
@@ -94,4 +94,4 @@ class Attendee(SQLModel, table=True):
     comment: str = attr("", description="A note sent with the response", max_length=1000)
 
 
-TABLES = [Calendar, Access, Event, Attendee]
+TABLES: list[type[SQLModel]] = [Calendar, Access, Event, Attendee]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from sqlmodel import or_, select
+from sqlmodel import col, or_, select
 
 from apps.calendar import schemas as s
 from apps.calendar import store
@@ -19,7 +19,7 @@ def list_calendars(ctx: Ctx) -> list[s.CalendarOut]:
     """The calendars you can open: your own, shared calendars you were given a role on, and everyone's
     own calendar (for free/busy)."""
     found = []
-    for calendar in ctx.session.exec(select(Calendar).order_by(Calendar.primary.desc(), Calendar.id)):
+    for calendar in ctx.session.exec(select(Calendar).order_by(col(Calendar.primary).desc(), Calendar.id)):
         role = store.role_on(ctx, calendar)
         if role is not None:
             found.append(s.CalendarOut(**calendar.model_dump(), role=role))
@@ -105,8 +105,8 @@ def busy_of(ctx: Ctx, person: str, after: datetime, before: datetime) -> list[s.
     invited = select(Attendee.event_id).where(Attendee.email == person)
     rows = ctx.session.exec(select(Event).where(
         Event.status != "cancelled", Event.show_as == "busy", Event.start < before,
-        or_(Event.recurrence.is_not(None), Event.end > after),
-        or_(Event.calendar_id == person, Event.id.in_(invited)), Event.id.not_in(declined)))
+        or_(col(Event.recurrence).is_not(None), Event.end > after),
+        or_(Event.calendar_id == person, col(Event.id).in_(invited)), col(Event.id).not_in(declined)))
     merged: list[s.Busy] = []
     for _, begin, end in store.expand(ctx, list(rows), after, before):
         if merged and begin <= merged[-1].end:
@@ -160,7 +160,7 @@ def find_time(ctx: Ctx, people: list[str], duration_minutes: int = 30, start: da
         raise Invalid("day_ends: the working day must end after it starts (hours 0-24)", field="day_ends")
     after, before = _window(ctx, start, end, 7)
     busy = [b for p in _people(ctx, people) for b in busy_of(ctx, p, after, before)]
-    length, zone, slots = timedelta(minutes=duration_minutes), store.zone(ctx), []
+    length, zone, slots = timedelta(minutes=duration_minutes), store.zone(ctx), list[s.Slot]()
     moment = _round_up(after)
     while moment + length <= before and len(slots) < min(max(limit, 1), 50):
         local = moment.astimezone(zone)

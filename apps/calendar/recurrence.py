@@ -3,17 +3,18 @@ so a 9:00 weekly meeting stays at 9:00 across daylight-saving changes; splitting
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from dateutil.rrule import rrule, rrulestr
+from dateutil.rrule import rrule, rruleset, rrulestr
 
 from apps.kit import Invalid
 
 INSTANCE = "%Y%m%dT%H%M%SZ"
 
 
-def parse(text: str, start: datetime, zone: ZoneInfo) -> rrule:
+def parse(text: str, start: datetime, zone: ZoneInfo) -> rrule | rruleset:
     """The rule of a series starting at ``start``; ``Invalid`` (field ``recurrence``) says what is wrong."""
     body = text.strip().removeprefix("RRULE:")
     if not body or "DTSTART" in body.upper() or "\n" in body:
@@ -27,7 +28,7 @@ def parse(text: str, start: datetime, zone: ZoneInfo) -> rrule:
 
 
 def occurrences(text: str, start: datetime, end: datetime, zone: ZoneInfo, after: datetime,
-                before: datetime, skip: set[str] = frozenset()) -> list[tuple[datetime, datetime]]:
+                before: datetime, skip: AbstractSet[str] = frozenset()) -> list[tuple[datetime, datetime]]:
     """(start, end) in UTC of each occurrence overlapping [after, before), except starts in ``skip``."""
     duration = end - start
     rule = parse(text, start, zone)

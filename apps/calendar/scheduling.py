@@ -7,10 +7,11 @@ replaces the occurrence; ``following`` cuts the series there and starts a new on
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from sqlmodel import func, select
+from sqlmodel import col, func, select
 
 from apps.calendar import invitations, recurrence, store
 from apps.calendar import schemas as s
@@ -36,7 +37,7 @@ def _normalise(ctx: Ctx, event: Event) -> None:
         recurrence.parse(event.recurrence, event.start, store.zone(ctx, event.time_zone))
 
 
-def _set_attendees(ctx: Ctx, event: Event, people: list[str], keep: list[Attendee] = ()) -> list[Attendee]:
+def _set_attendees(ctx: Ctx, event: Event, people: list[str], keep: Sequence[Attendee] = ()) -> list[Attendee]:
     answers = {a.email: a for a in keep}
     rows = []
     for address in dict.fromkeys(a.lower() for a in people):
@@ -107,7 +108,7 @@ def update_event(ctx: Ctx, event_id: str, fields: s.EventUpdate, attendees: list
     return store.out(ctx, target)
 
 
-def _target(ctx: Ctx, event: Event, start: datetime | None, scope: Scope, changes: dict) -> Event:
+def _target(ctx: Ctx, event: Event, start: datetime | None, scope: Scope, changes: dict[str, Any]) -> Event:
     """The stored event a change applies to, making an occurrence's own event or a new series if needed."""
     if start is None or scope == "all":
         if start is not None:  # a changed time of one occurrence moves the whole series by as much
@@ -124,6 +125,7 @@ def _target(ctx: Ctx, event: Event, start: datetime | None, scope: Scope, change
         if ctx.session.get(Event, copy.id):
             raise Conflict("event_id: this occurrence was already changed on its own; change that event", field="event_id")
     else:
+        assert event.recurrence, "an occurrence's start comes only with a series"  # store.event_of
         event.recurrence, copy.recurrence = recurrence.split(event.recurrence, event.start,
                                                              store.zone(ctx, event.time_zone), start)
         copy.id = _new_id(ctx)
@@ -142,7 +144,7 @@ def _hand_over(ctx: Ctx, series: Event, successor: Event, start: datetime) -> No
     successor.exdates = [d for d in series.exdates if d >= key]
     series.exdates = [d for d in series.exdates if d < key]
     for changed in ctx.session.exec(select(Event).where(Event.recurring_event_id == series.id,
-                                                        Event.original_start >= start)):
+                                                        col(Event.original_start) >= start)):
         changed.recurring_event_id = successor.id
         ctx.session.add(changed)
 
@@ -181,6 +183,7 @@ def cancel_event(ctx: Ctx, event_id: str, scope: Scope = "all", message: str = "
     if start is not None and scope == "this":
         event.exdates = [*event.exdates, recurrence.instance_key(start)]
     elif start is not None and scope == "following" and start > event.start:
+        assert event.recurrence, "an occurrence's start comes only with a series"  # store.event_of
         event.recurrence = recurrence.split(event.recurrence, event.start, store.zone(ctx, event.time_zone), start)[0]
     else:
         event.status, start = "cancelled", None

@@ -3,26 +3,39 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
 from apps.calendar.models import Attendee, Calendar, Event, Role
 from apps.kit.entity import Strict, derive
 
-EventCreate = derive(Event, "create")
-EventUpdate = derive(Event, "update")
-CalendarCreate = derive(Calendar, "create")
-AttendeeOut = derive(Attendee, "see", "AttendeeOut")
+if TYPE_CHECKING:
+    # mypy cannot see the fields of a model made at run time (``derive``): it checks each against the
+    # entity it is made from, whose fields it has (with their types; an update's are all optional).
+    EventCreate = Event
+    EventUpdate = Event
+    _EventBase = Event
+    CalendarCreate = Calendar
+    _CalendarBase = Calendar
+    AttendeeOut = Attendee
+else:
+    EventCreate = derive(Event, "create")
+    EventUpdate = derive(Event, "update")
+    CalendarCreate = derive(Calendar, "create")
+    AttendeeOut = derive(Attendee, "see", "AttendeeOut")
+    _EventBase = derive(Event, "see", "EventBase")
+    _CalendarBase = derive(Calendar, "see", "CalendarBase")
 
 
-class EventOut(derive(Event, "see", "EventBase")):
+class EventOut(_EventBase):
     """An event (or one occurrence of a recurring event) as the acting person may see it."""
 
     attendees: list[AttendeeOut] = Field(default_factory=list, description="Invited people and their responses")
     details_hidden: bool = Field(False, description="True when you may see only that the time is busy")
 
 
-class CalendarOut(derive(Calendar, "see", "CalendarBase")):
+class CalendarOut(_CalendarBase):
     role: Role = Field(description="Your role on this calendar")
 
 

@@ -7,7 +7,7 @@ from sqlmodel import Session
 from apps.calendar.generate import zone
 from apps.calendar.models import Access, Attendee, Calendar, Event
 from apps.calendar.world import CalendarData, EventRecord
-from worlds.model import World
+from worlds.model import World, WorldInfo
 
 
 def seed(session: Session, world: World) -> None:
@@ -15,22 +15,22 @@ def seed(session: Session, world: World) -> None:
     data: CalendarData = world.sections.get("calendar") or CalendarData()
     for person in info.people:
         session.add(Calendar(id=person.email, name=person.name, owner=person.email, time_zone=info.timezone, primary=True))
-    for key, record in data.calendars.items():
-        session.add(Calendar(id=key, **record.model_dump(exclude={"sharing"})))
-        session.add_all(Access(calendar_id=key, person=p, role=r) for p, r in record.sharing.items())
+    for key, calendar in data.calendars.items():
+        session.add(Calendar(id=key, **calendar.model_dump(exclude={"sharing"})))
+        session.add_all(Access(calendar_id=key, person=p, role=r) for p, r in calendar.sharing.items())
     for owner, roles in data.sharing.items():
         session.add_all(Access(calendar_id=owner, person=p, role=r) for p, r in roles.items())
-    for key, record in sorted(data.events.items()):
-        _event(session, info, key, record)
+    for key, event in sorted(data.events.items()):
+        _event(session, info, key, event)
 
 
-def _event(session: Session, info, key: str, record: EventRecord) -> None:
+def _event(session: Session, info: WorldInfo, key: str, record: EventRecord) -> None:
     fields = record.model_dump(exclude={"calendar", "attendees"})
     start, end = (t if t.tzinfo else t.replace(tzinfo=zone(info, record.time_zone)) for t in (record.start, record.end))
     session.add(Event(**{**fields, "start": start, "end": end}, id=key, calendar_id=record.calendar or record.organizer))
     for guest in record.attendees:
         if isinstance(guest, str):
-            response = "accepted" if guest == record.organizer else "needsAction"
-            session.add(Attendee(event_id=key, email=guest, response=response))
+            session.add(Attendee(event_id=key, email=guest,
+                                 response="accepted" if guest == record.organizer else "needsAction"))
         else:
             session.add(Attendee(event_id=key, **guest.model_dump()))

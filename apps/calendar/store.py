@@ -10,34 +10,35 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from zoneinfo import ZoneInfo
 
-from sqlmodel import or_, select
+from sqlmodel import col, or_, select
 
 from apps.calendar import recurrence
 from apps.calendar import schemas as s
-from apps.calendar.models import Access, Attendee, Calendar, Event
+from apps.calendar.models import Access, Attendee, Calendar, Event, Role
 from apps.kit import Ctx, Forbidden, Invalid, NotFound
 from apps.kit.entity import fields_for
 
-RANK = {None: 0, "freeBusyReader": 1, "reader": 2, "writer": 3, "owner": 4}
+RANK: dict[Role | None, int] = {None: 0, "freeBusyReader": 1, "reader": 2, "writer": 3, "owner": 4}
 
 
-def roles(ctx: Ctx) -> dict[str, str]:
+def roles(ctx: Ctx) -> dict[str, Role]:
     """The actor's role on every calendar they have one on, read once per call."""
-    found = ctx.session.info.get("calendar.roles")
+    found: dict[str, Role] | None = ctx.session.info.get("calendar.roles")
     if found is None:
         found = {cid: "freeBusyReader" for cid in ctx.session.exec(select(Calendar.id).where(Calendar.primary))}
-        for cid, role in ctx.session.exec(select(Access.calendar_id, Access.role).where(Access.person == ctx.actor)):
-            found[cid] = max(role, found.get(cid), key=RANK.get)
+        for access in ctx.session.exec(select(Access).where(Access.person == ctx.actor)):
+            if RANK[access.role] > RANK[found.get(access.calendar_id)]:
+                found[access.calendar_id] = access.role
         found.update({cid: "owner" for cid in ctx.session.exec(select(Calendar.id).where(Calendar.owner == ctx.actor))})
         ctx.session.info["calendar.roles"] = found
     return found
 
 
-def role_on(ctx: Ctx, calendar: Calendar) -> str | None:
-    return roles(ctx).get(calendar.id)
+def role_on(ctx: Ctx, calendar: Calendar | None) -> Role | None:
+    return None if calendar is None else roles(ctx).get(calendar.id)
 
 
-def calendar_of(ctx: Ctx, calendar_id: str | None, need: str = "reader") -> Calendar:
+def calendar_of(ctx: Ctx, calendar_id: str | None, need: Role = "reader") -> Calendar:
     """A calendar the actor holds at least ``need`` on (``None``: the actor's own)."""
     calendar = ctx.session.get(Calendar, calendar_id or ctx.actor)
     role = role_on(ctx, calendar) if calendar else None
@@ -67,13 +68,13 @@ def attendees(ctx: Ctx, event_id: str) -> list[Attendee]:
     known = ctx.session.info.get("calendar.attendees")
     if known is not None and event_id in known:
         return known[event_id]
-    return list(ctx.session.exec(select(Attendee).where(Attendee.event_id == event_id).order_by(Attendee.id)))
+    return list(ctx.session.exec(select(Attendee).where(Attendee.event_id == event_id).order_by(col(Attendee.id))))
 
 
 def prefetch_attendees(ctx: Ctx, events: list[Event]) -> None:
     """Read the attendees of ``events`` in one query, for a read-only call that shows many events."""
     known: dict[str, list[Attendee]] = {e.id: [] for e in events}
-    for row in ctx.session.exec(select(Attendee).where(Attendee.event_id.in_(list(known))).order_by(Attendee.id)):
+    for row in ctx.session.exec(select(Attendee).where(col(Attendee.event_id).in_(list(known))).order_by(col(Attendee.id))):
         known[row.event_id].append(row)
     ctx.session.info["calendar.attendees"] = known
 
@@ -85,13 +86,13 @@ def event_of(ctx: Ctx, event_id: str) -> tuple[Event, datetime | None]:
         return event, None
     series, start = recurrence.split_instance_id(event_id)
     event = ctx.session.get(Event, series) if start else None
-    if event is None or not event.recurrence or not _occurs_at(ctx, event, start):
+    if start is None or event is None or not event.recurrence or not _occurs_at(ctx, event, event.recurrence, start):
         raise NotFound(f"event_id: no event {event_id!r} (see list_events or search_events)", field="event_id")
     return event, start
 
 
-def _occurs_at(ctx: Ctx, event: Event, start: datetime) -> bool:
-    found = recurrence.occurrences(event.recurrence, event.start, event.end, zone(ctx, event.time_zone), start,
+def _occurs_at(ctx: Ctx, event: Event, rule: str, start: datetime) -> bool:
+    found = recurrence.occurrences(rule, event.start, event.end, zone(ctx, event.time_zone), start,
                                    start + (event.end - event.start), set(event.exdates))
     return any(begin == start for begin, _ in found)
 
@@ -134,13 +135,13 @@ def visible_rows(ctx: Ctx, after: datetime, before: datetime, calendar_id: str |
     """Stored events that may overlap [after, before): on ``calendar_id``, or on the actor's agenda (the
     calendars they read, plus what they organise or are invited to)."""
     query = select(Event).where(Event.status != "cancelled", Event.start < before,
-                                or_(Event.recurrence.is_not(None), Event.end > after))
+                                or_(col(Event.recurrence).is_not(None), Event.end > after))
     if calendar_id is not None:
         return list(ctx.session.exec(query.where(Event.calendar_id == calendar_id)))
     readable = [cid for cid, role in roles(ctx).items() if RANK[role] >= RANK["reader"]]
     invited = select(Attendee.event_id).where(Attendee.email == ctx.actor)
-    return list(ctx.session.exec(query.where(or_(Event.calendar_id.in_(readable), Event.organizer == ctx.actor,
-                                                 Event.id.in_(invited)))))
+    return list(ctx.session.exec(query.where(or_(col(Event.calendar_id).in_(readable), Event.organizer == ctx.actor,
+                                                 col(Event.id).in_(invited)))))
 
 
 def expand(ctx: Ctx, rows: list[Event], after: datetime, before: datetime) -> list[tuple[Event, datetime, datetime]]:
@@ -148,7 +149,7 @@ def expand(ctx: Ctx, rows: list[Event], after: datetime, before: datetime) -> li
     changed on its own is stored as its own event and replaces the series' one."""
     series = [e.id for e in rows if e.recurrence]
     changed = set(ctx.session.exec(select(Event.recurring_event_id, Event.original_start).where(
-        Event.recurring_event_id.in_(series)))) if series else set()
+        col(Event.recurring_event_id).in_(series)))) if series else set()
     found = []
     for event in rows:
         if not event.recurrence:

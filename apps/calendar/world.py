@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from datetime import date, datetime, time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, PrivateAttr, ValidationError
 
@@ -27,12 +28,25 @@ from worlds.lines import Lines, pydantic_problems, read_yaml
 from worlds.model import WorldInfo
 from worlds.writer import dump_yaml
 
-AttendeeRecord = derive(Attendee, "world", "AttendeeRecord")
-CalendarRecord = derive(Calendar, "world", "CalendarRecord",
-                        sharing=(dict[str, Role], Field(default_factory=dict, description="Roles given to people")))
-EventRecord = derive(Event, "world", "EventRecord",
-                     calendar=(str | None, Field(None, description="Calendar key (default: the organizer's own)")),
-                     attendees=(list[str | AttendeeRecord], Field(default_factory=list, description="Guests")))
+if TYPE_CHECKING:
+    # mypy cannot see the fields of a model made at run time (``derive``): it checks each record against
+    # the entity it is made from, plus the fields added here (keep the two in step).
+    class AttendeeRecord(Attendee):
+        pass
+
+    class CalendarRecord(Calendar):
+        sharing: dict[str, Role]
+
+    class EventRecord(Event):
+        calendar: str | None
+        attendees: list[str | AttendeeRecord]
+else:
+    AttendeeRecord = derive(Attendee, "world", "AttendeeRecord")
+    CalendarRecord = derive(Calendar, "world", "CalendarRecord",
+                            sharing=(dict[str, Role], Field(default_factory=dict, description="Roles given to people")))
+    EventRecord = derive(Event, "world", "EventRecord",
+                         calendar=(str | None, Field(None, description="Calendar key (default: the organizer's own)")),
+                         attendees=(list[str | AttendeeRecord], Field(default_factory=list, description="Guests")))
 
 
 class CalendarData(Strict):
@@ -47,7 +61,7 @@ class CalendarSection:
     folder = "calendar"
 
     def load(self, root: Path, info: WorldInfo, problems: list[str]) -> CalendarData:
-        data, found = CalendarData(), []
+        data, found = CalendarData(), list[tuple[str, str]]()
         path = root / self.folder / "calendars.yaml"
         if path.is_file():
             raw, lines = read_yaml(path, "calendar/calendars.yaml", problems)
@@ -60,7 +74,8 @@ class CalendarSection:
         data._addresses = found
         return data
 
-    def _calendars(self, raw: dict, lines: Lines, data: CalendarData, found: list, problems: list[str]) -> None:
+    def _calendars(self, raw: dict[str, Any], lines: Lines, data: CalendarData, found: list[tuple[str, str]],
+                   problems: list[str]) -> None:
         where = "calendar/calendars.yaml"
         for key, record in (raw.get("calendars") or {}).items():
             try:
@@ -75,8 +90,8 @@ class CalendarSection:
             found += [(lines.at(where, ("sharing", owner)), owner)]
             found += [(lines.at(where, ("sharing", owner, p)), p) for p in roles or {}]
 
-    def _event(self, key: str, record, lines: Lines, info: WorldInfo, data: CalendarData, found: list,
-               problems: list[str]) -> None:
+    def _event(self, key: str, record: object, lines: Lines, info: WorldInfo, data: CalendarData,
+               found: list[tuple[str, str]], problems: list[str]) -> None:
         where, at = "calendar/events.yaml", ("events", key)
         if isinstance(record, dict):  # a date alone is midnight: YAML reads it as a date
             record = {k: datetime.combine(v, time()) if type(v) is date else v for k, v in record.items()}
@@ -118,15 +133,15 @@ class CalendarSection:
         if raw.get("events"):
             dump_yaml({"events": raw["events"]}, out / self.folder / "events.yaml")
 
-    def schedule(self, data: CalendarData, meetings: dict[str, dict]) -> CalendarData:
+    def schedule(self, data: CalendarData, meetings: dict[str, dict[str, Any]]) -> CalendarData:
         """``data`` with the generator's story meetings added (``{key: {title, organizer, start, end,
         attendees, location}}``, times in the world's zone)."""
         return data.model_copy(update={"events": {**data.events, **{k: EventRecord(**m) for k, m in meetings.items()}}})
 
-    def meetings(self, data: CalendarData, info: WorldInfo) -> list[dict]:
+    def meetings(self, data: CalendarData, info: WorldInfo) -> list[dict[str, Any]]:
         """Every one-off event as ``{where, key, title, start (aware UTC), attendees}``, for the cross-app
         checks (``worlds.consistency``); recurring series are left out."""
-        found = []
+        found: list[dict[str, Any]] = []
         for key, event in data.events.items():
             if event.recurrence or event.status == "cancelled":
                 continue

@@ -4,13 +4,21 @@ The answer is state like any other (a row of this app's database), so it is in t
 forks with the episode, replays from the trajectory and is read by the graders from the final state.
 """
 
+from __future__ import annotations
+
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sqlmodel import Session
 
 from apps.kit import App
 from apps.task import models, operations
 
+if TYPE_CHECKING:
+    from worlds.model import World
 
-def _seed(session, world) -> None:
+
+def _seed(session: Session, world: World) -> None:
     """A world holds no answers: the app starts empty."""
 
 

@@ -16,4 +16,4 @@ class Answer(SQLModel, table=True):
     submitted_at: datetime
 
 
-TABLES = [Answer]
+TABLES: list[type[SQLModel]] = [Answer]
