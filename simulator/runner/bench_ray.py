@@ -62,7 +62,7 @@ def run(tasks: list[str] = TASKS, k: int = 4, concurrency: int = 8, actors: tupl
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        out = {"tasks": len(tasks), "k": k, "concurrency": concurrency, "cpus": os.cpu_count(),
+        out: dict[str, object] = {"tasks": len(tasks), "k": k, "concurrency": concurrency, "cpus": os.cpu_count(),
                "single_process": single_process(tasks, k, concurrency, folder)}
         ray.init(num_cpus=max(actors), include_dashboard=False, log_to_driver=False)
         try:

@@ -28,12 +28,18 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from simulator.runner.policy import Policy
 from simulator.runner.rollout import Rollout
 from simulator.runner.run import RunSettings, guarded, log_result, plan
+
+if TYPE_CHECKING:
+    from ray import ObjectRef
+
+    from simulator.client import AsyncClient
 
 
 class WorldServer:
@@ -49,14 +55,14 @@ class WorldServer:
             self.store = EpisodeStore(trajectory_dir=self.folder)
             self.token = "ow_" + secrets.token_urlsafe(16)
             self.app = build_app(self.store, token=self.token)
-        self._clients = None
+        self._clients: tuple[AsyncClient, httpx.AsyncClient] | None = None
 
     def adopt(self, world: str, images: dict[str, bytes]) -> None:
         """The world's pristine images, read from this node's object store (shipped there once)."""
         if self.store is not None:
             self.store.adopt(world, images)
 
-    def _open(self):
+    def _open(self) -> tuple[AsyncClient, httpx.AsyncClient]:
         from simulator.client import AsyncClient
 
         if self._clients is None:
@@ -96,7 +102,9 @@ class WorldPool:
         if not ray.is_initialized():
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
         self.server, self.token = server, token
-        self._remote = ray.remote(num_cpus=actor_cpus, max_restarts=0, max_concurrency=1000)(WorldServer)
+        # ray's typed overloads of remote() leave out the actor options (max_concurrency, max_restarts)
+        self._remote = ray.remote(num_cpus=actor_cpus, max_restarts=0,  # type: ignore[call-overload]
+                                  max_concurrency=1000)(WorldServer)
         self._tag = secrets.token_hex(3)
         self._images: dict[str, object] = {}     # world -> ObjectRef of its images, put once
         self.replaced = 0
@@ -198,7 +206,8 @@ def _gather(pool: WorldPool, policy, todo, settings, out_dir, trajectories, prog
     per_actor = max(1, math.ceil(settings.concurrency / count))
     limit = limit if limit is not None else 3 * count
     load, first_replaced = [0] * count, pool.replaced
-    queue, inflight = deque(todo), {}
+    queue = deque(todo)
+    inflight: dict[ObjectRef[Any], tuple[int, Any, str, int]] = {}   # -> (slot, actor handle, task, sample)
     if trajectories is not None:
         trajectories.mkdir(parents=True, exist_ok=True)
     began = time.perf_counter()

@@ -56,7 +56,7 @@ class Model:
 async def complete(http: httpx.AsyncClient, model: Model, messages: list[dict], tools: list[dict],
                    seed: int | None = None) -> dict:
     """The assistant's message (``role``, ``content``, ``tool_calls``) for ``messages``."""
-    body = {"model": model.name, "messages": messages, "tools": tools, "tool_choice": "auto"}
+    body: dict[str, object] = {"model": model.name, "messages": messages, "tools": tools, "tool_choice": "auto"}
     for key, value in (("temperature", model.temperature), ("max_tokens", model.max_tokens), ("seed", seed)):
         if value is not None:
             body[key] = value

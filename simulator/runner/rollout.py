@@ -91,7 +91,7 @@ async def _run_call(ow: AsyncClient, episode_id: str, tool_call, out: Rollout) -
     else:
         why = "" if isinstance(arguments, dict) else "arguments must be a JSON object"
     if not isinstance(name, str) or not name:
-        why = "a tool call needs function.name"
+        why, name = "a tool call needs function.name", ""
     if why:
         out.count("malformed_tool_call")
         return json.dumps({"error": {"type": "invalid", "message": why}}), False

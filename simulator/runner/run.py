@@ -33,18 +33,20 @@ class RunSettings:
 
 def done_rollouts(folder: Path | None, run: str) -> dict[tuple[str, int], dict]:
     """The rollouts of ``run`` whose trajectory files are finished: (task, sample) -> result."""
-    out = {}
+    out: dict[tuple[str, int], dict] = {}
     for path in files_in(folder) if folder and folder.is_dir() else []:
         try:
             file = read(path)
         except (OSError, TrajectoryFileError):
             continue
         meta = file.header.meta
-        if meta.get("run") != run or file.footer is None or file.footer.reason != "finish":
+        task, sample = meta.get("task"), meta.get("sample")
+        if meta.get("run") != run or file.footer is None or file.footer.reason != "finish" or \
+                not isinstance(task, str) or not isinstance(sample, int):
             continue
-        key = (meta.get("task"), meta.get("sample"))
-        out[key] = {"task": key[0], "sample": key[1], "episode": file.header.episode, "reward": file.footer.total,
-                    "passed": bool(file.footer.passed), "failure": None, "resumed": True}
+        out[task, sample] = {"task": task, "sample": sample, "episode": file.header.episode,
+                             "reward": file.footer.total, "passed": bool(file.footer.passed), "failure": None,
+                             "resumed": True}
     return out
 
 
