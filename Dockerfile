@@ -17,18 +17,19 @@ ENV PIP_NO_INDEX=1 PIP_FIND_LINKS=/wheels
 COPY wheelhouse /wheels
 RUN /opt/venv/bin/pip install --no-cache-dir /wheels/*.whl
 
-# Build stage: the project and (from the index) its dependencies into the virtual environment.
+# Build stage: the project and (from the index) its dependencies into the virtual environment, at the
+# versions of constraints.txt: those the test suite passed with (dev.sh and CI install with it too).
 # hadolint ignore=DL3006
 FROM deps-${DEPS} AS build
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md constraints.txt ./
 COPY apps ./apps
 COPY simulator ./simulator
 COPY sandbox ./sandbox
 COPY tasks ./tasks
 COPY trainers ./trainers
 COPY worlds ./worlds
-RUN /opt/venv/bin/pip install --no-cache-dir .
+RUN /opt/venv/bin/pip install --no-cache-dir -c constraints.txt .
 
 # Final stage: the interpreter, the environment and the source; no compilers, no package caches.
 FROM ${BASE} AS runtime

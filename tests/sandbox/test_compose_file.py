@@ -140,3 +140,28 @@ def test_the_image_holds_every_package_the_project_installs():
         assert f"COPY {package} ./{package}" in dockerfile, package
         assert f"COPY --chown=root:root {package} ./{package}" in dockerfile, package
     assert not set(packages) & set((ROOT / ".dockerignore").read_text().split())
+
+
+def _name(requirement: str) -> str:
+    return re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9_.-]+", requirement).group(0)).lower()
+
+
+def test_the_image_installs_the_versions_the_tests_passed_with():
+    """The build stage installs the project with constraints.txt (what dev.sh installs from and the suite
+    passed with), the file is in the build context, it pins every dependency, and CI's offline wheelhouse
+    is built at those versions (an image built from it could not install anything else)."""
+    stages = dict(re.findall(r"(?ms)^FROM \S+ AS (\S+)\n(.*?)(?=^FROM |\Z)", (ROOT / "Dockerfile").read_text()))
+    build = stages["build"]
+    copied = re.search(r"(?m)^COPY (.*) \./$", build)
+    assert copied and "constraints.txt" in copied.group(1).split()
+    installs = re.findall(r"(?m)^RUN .*pip install (.*)$", build)
+    assert installs and all("-c constraints.txt" in line for line in installs), installs
+    assert "constraints.txt" not in (ROOT / ".dockerignore").read_text().split()
+    import tomllib
+
+    pinned = {_name(line) for line in (ROOT / "constraints.txt").read_text().splitlines()
+              if line.strip() and not line.startswith("#") and "==" in line}
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert {_name(d) for d in dependencies} <= pinned, {_name(d) for d in dependencies} - pinned
+    wheels = [line for line in (ROOT / ".ci" / "compose").read_text().splitlines() if "pip wheel" in line]
+    assert wheels and all("-c constraints.txt" in line for line in wheels), wheels
