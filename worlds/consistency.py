@@ -21,7 +21,7 @@ from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 from worlds import sheets
-from worlds.lines import read_yaml
+from worlds.lines import Lines, read_yaml
 from worlds.model import World
 from worlds.sections import Sections
 
@@ -74,7 +74,7 @@ class _Facts:
         for key, opp in self.opps.items():
             self.by_name.setdefault(opp.name, []).append(key)
             self.by_word.setdefault(opp.name.split()[0], []).append(opp.name)
-        self._crm_lines = None
+        self._crm_lines: Lines | None = None
         self.sheet_totals_by_name: dict[str, list[tuple[float, str]]] = {}
 
     def crm_at(self, key: str) -> str:
@@ -88,7 +88,7 @@ class _Facts:
         amount = opp.amount
         for entry in sorted(opp.history, key=lambda e: e.at, reverse=True):
             if entry.field == "amount" and self.world.info.utc(entry.at) > moment:
-                amount = float(entry.old) if entry.old is not None else None
+                amount = float(entry.old) if isinstance(entry.old, (int, float, str)) else None
         return amount
 
     def named(self, text: str) -> list[str]:
@@ -97,7 +97,9 @@ class _Facts:
         found = {name for word in words for name in self.by_word.get(word, ()) if name in text}
         return [n for n in found if not any(n != other and n in other for other in found)]
 
-    def amounts_quoted(self, text: str, moment: datetime, where) -> list[str]:
+    def amounts_quoted(self, text: str, moment: datetime | None, where) -> list[str]:
+        """Amounts ``text`` quotes for an opportunity that it does not have at ``moment`` (None: now)."""
+        moment = moment or self.world.info.now_utc
         problems = []
         for sentence in SENTENCE.split(text):
             found = {money(m): m.group(0) for m in AMOUNT.finditer(sentence)}

@@ -161,8 +161,8 @@ def _zoned(item: Item, info) -> Item:
         c.at, c.resolved_at = info.utc(c.at), info.utc(c.resolved_at)
         for r in c.replies:
             r.at = info.utc(r.at)
-    for r in item.revisions:
-        r.at = info.utc(r.at)
+    for revision in item.revisions:
+        revision.at = info.utc(revision.at)
     return item
 
 
@@ -261,7 +261,7 @@ class _Checker:
         for person in item.starred_by:
             self._person(where, "starred_by", person)
         self._when(where, "modified", item.modified)
-        if item.modified < item.created:
+        if (item.modified or item.created) < item.created:
             self.problems.append(f"{where}: modified before it was created")
         self._history(where, item)
         for comment in item.comments:
@@ -271,7 +271,7 @@ class _Checker:
         last = item.created
         for revision in item.revisions:
             self._person(where, "revision by", revision.by)
-            if revision.at < last or revision.at > item.modified:
+            if revision.at < last or revision.at > (item.modified or item.created):
                 self.problems.append(f"{where}: revision at {revision.at.isoformat()} is out of order "
                                      "(revisions run oldest first, between created and modified)")
             last = revision.at

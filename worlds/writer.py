@@ -85,7 +85,7 @@ def write_docs(docs: DocsData, out: Path) -> None:
                   folder / "drives.yaml")
     files: dict[str, list[dict]] = {}
     for item in docs.items:
-        name = item.file.removeprefix("docs/") or re.sub(r"[^a-z0-9]+", "-", (item.drive or item.owner).lower()) + ".yaml"
+        name = item.file.removeprefix("docs/") or re.sub(r"[^a-z0-9]+", "-", (item.drive or item.owner or "").lower()) + ".yaml"
         files.setdefault(name, []).append(_item(item, folder))
     for name, items in files.items():
         dump_yaml({"items": items}, folder / name)

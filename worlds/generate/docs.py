@@ -37,7 +37,7 @@ class DocsBuilder:
         for p in info.people:
             self.teams.setdefault(p.team, []).append(p.email)
 
-    def build(self, target: int, told: list[Item] = ()) -> DocsData:
+    def build(self, target: int, told: list[Item] | tuple[Item, ...] = ()) -> DocsData:
         """The workspace: ``told`` (the stories' documents) first, then filler up to ``target`` items."""
         drives = [SharedDrive(name=team, members={m: "manager" if i == 0 else "editor" for i, m in enumerate(members)},
                               created=self.drive_created) for team, members in self.teams.items()]

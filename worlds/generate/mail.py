@@ -9,6 +9,7 @@ written in its sender's voice (``voice``). The stories (``stories``) script thei
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -35,7 +36,8 @@ class MailBuilder:
         self.threads = 0
         self.contacts_of: dict[str, list[str]] = {}
         for contact in crm.contacts.values():
-            self.contacts_of.setdefault(contact.account, []).append(contact.email)
+            if contact.account and contact.email:   # a thread mails a contact of the deal's account
+                self.contacts_of.setdefault(contact.account, []).append(contact.email)
 
     def build(self, target: int, tick=lambda n: None) -> MailData:
         self.opps = [(k, o) for k, o in self.opps if k not in self.told]
@@ -53,7 +55,7 @@ class MailBuilder:
         return f"{kind}-{self.threads:05d}"
 
     def script(self, kind: str, subject: str, steps: list[tuple], label: tuple[str, str] | None = None,
-               attach: list[Attachment] = ()) -> list[MailMessage]:
+               attach: Sequence[Attachment] = ()) -> list[MailMessage]:
         """One thread of a story: ``steps`` of (sender, to, cc, point, when) in order, each a reply to the
         one before; a step later than the world's now (or a reply not after its parent) ends the thread."""
         thread, parent, sent = self.thread_name(kind), None, []
@@ -96,7 +98,8 @@ class MailBuilder:
         opener = body.format(subject=case.subject.lower(), detail=case.description)
         replies = self.rng.sample(text.CASE_REPLIES, self.rng.randint(1, 3))
         start = case.created.replace(tzinfo=self.zone) if case.created else self.now - timedelta(days=30)
-        self.thread(thread, [self.contact_email(case.contact), case.owner], subject.format(subject=case.subject),
+        people = [p for p in (self.contact_email(case.contact), case.owner) if p]
+        self.thread(thread, people, subject.format(subject=case.subject),
                     [opener, *replies], start, room)
 
     def internal(self, thread: str, room: int) -> None:
@@ -113,7 +116,7 @@ class MailBuilder:
         return Attachment(filename=f"quote-{key}.csv", mime_type="text/csv", content=csv.encode())
 
     def thread(self, thread: str, people: list[str], subject: str, bodies: list[str], start: datetime, room: int,
-               attach: list[Attachment] = (), label: tuple[str, str] | None = None) -> None:
+               attach: Sequence[Attachment] = (), label: tuple[str, str] | None = None) -> None:
         when = start.replace(second=0, microsecond=0) + timedelta(minutes=self.rng.randint(0, 600))
         parent: MailMessage | None = None
         for i, body in enumerate(bodies[:room]):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from faker import Faker
@@ -53,7 +54,8 @@ class StoryBase:
         self.people = info.people_by_email()
         self.contacts_of: dict[str, list[str]] = {}
         for key, contact in crm.contacts.items():
-            self.contacts_of.setdefault(contact.account, []).append(key)
+            if contact.account and contact.email:   # a story mails its contacts, at their account
+                self.contacts_of.setdefault(contact.account, []).append(key)
         # The forecast summary goes out on the last working morning before now; deals settle before it.
         self.summary_at = self.workday(self.now - timedelta(days=1), back=True).replace(hour=10, minute=5)
         self.cutoff = self.summary_at - timedelta(days=1)
@@ -100,7 +102,10 @@ class StoryBase:
         return self.mail.names[email][0].split()[0]
 
     def contact(self, key: str) -> str:
-        return self.crm.contacts[key].email
+        email = self.crm.contacts[key].email
+        if email is None:
+            raise ValueError(f"contact {key!r} has no email: a story cannot mail them")
+        return email
 
     def doc(self, name: str, text: str, by: str, at: datetime, **where) -> Item:
         item = Item(name=name, text=text, type="document", created=self.aware(at), created_by=by,
@@ -122,7 +127,7 @@ class DealStory(StoryBase):
         end = self.cutoff
         opp.created = opp.created or self.cutoff - timedelta(days=60)
         if opp.stage.startswith("Closed"):
-            end = min(end, datetime.combine(opp.close_date, opp.created.time()).replace(hour=15))
+            end = min(end, datetime.combine(opp.close_date or end.date(), opp.created.time()).replace(hour=15))
         start = opp.created + timedelta(hours=2)
         gap = (end - start) / (len(stages) + 1)
         if gap < timedelta(days=4):
@@ -132,7 +137,7 @@ class DealStory(StoryBase):
         final = opp.amount or 0
         first = final if "Negotiation" not in stages else round(final / (1 - c.choice([0.05, 0.08, 0.1])), -3)
         opp.history = []
-        ctx = {"key": key, "opp": opp, "owner": owner, "champion": champion, "second": second, "account": account,
+        ctx: dict[str, Any] = {"key": key, "opp": opp, "owner": owner, "champion": champion, "second": second, "account": account,
                "first": first, "final": final, "gap": gap, "related": f"opportunity/{key}"}
         t = self.later(self.workday(start), 0, 120)
         self.intro(ctx, t)
@@ -171,7 +176,7 @@ class DealStory(StoryBase):
         phrase = self.meeting(f"Discovery call: {x['account']}", x["owner"], [x["champion"]], meet, 30, x["related"])
         need = self.rng.choice(NEEDS)
         company = self.info.company.split(",")[0]
-        steps = [
+        steps: list[tuple] = [
             (x["owner"], [x["champion"]], [], f"Thanks for taking my call earlier. As promised, I've sent an invite "
              f"for {phrase} so we can hear more about {need}.", self.aware(t)),
             (x["champion"], [x["owner"]], [], f"Thanks, accepted. {need.capitalize()} is the priority for us this "

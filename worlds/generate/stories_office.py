@@ -36,7 +36,7 @@ class Stories(DealStory):
     def tell(self, budget: int) -> Plot:
         start = len(self.mail.messages)
         spent = lambda: len(self.mail.messages) - start  # noqa: E731
-        deals = sorted(self.crm.opportunities, key=lambda k: self.crm.opportunities[k].created)
+        deals = sorted(self.crm.opportunities, key=lambda k: self.crm.opportunities[k].created or self.cutoff)
         for key in self.rng.sample(deals, len(deals)):
             if spent() >= budget * SHARES["deal"]:
                 break
@@ -170,12 +170,12 @@ class Stories(DealStory):
                                     source=f"files/forecasts/{slug(name)}.csv",
                                     created=self.aware(made - timedelta(days=2)), created_by=head,
                                     modified=self.aware(made), modified_by=head))
-        total = sum(o.amount for _, o in deals)
-        won = sum(o.amount for _, o in deals if o.stage == "Closed Won")
-        weighted = sum(o.amount * (o.probability or 0) / 100 for _, o in deals)
+        total = sum(o.amount or 0 for _, o in deals)
+        won = sum(o.amount or 0 for _, o in deals if o.stage == "Closed Won")
+        weighted = sum((o.amount or 0) * (o.probability or 0) / 100 for _, o in deals)
         review = self.slot(self.summary_at, 1)
         phrase = self.meeting(f"{name} review", head, [ceo, finance], review, 45)
-        biggest = max((o for _, o in deals if o.stage not in CLOSED_STAGES), key=lambda o: o.amount, default=None)
+        biggest = max((o for _, o in deals if o.stage not in CLOSED_STAGES), key=lambda o: o.amount or 0, default=None)
         steps = [(head, [ceo], [finance], f'The "{name}" sheet totals ${total:,.0f} across {len(deals)} opportunities '
                   f"closing this quarter, ${won:,.0f} of it already won; weighted by stage it comes to "
                   f"${weighted:,.0f}. I've sent an invite for {phrase} to go through the open deals.",
