@@ -19,11 +19,9 @@ from __future__ import annotations
 import atexit
 import contextlib
 import json
-import os
 import secrets
 import string
 import threading
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -63,6 +61,7 @@ def _text(value: Any) -> str:
 class OfficeWorldEnv(gym.Env):
     """One world episode per reset: a task of ``suite`` (drawn with the env's RNG) or the given ``task``."""
     metadata = {"render_modes": []}
+    _closed = False
 
     def __init__(self, suite: str | None = None, task: str | None = None, server: str | None = None,
                  token: str | None = None, max_steps: int = 30):
@@ -76,7 +75,8 @@ class OfficeWorldEnv(gym.Env):
         self.observation_space = spaces.Text(max_length=TEXT_LIMIT, charset=string.printable)
         self.action_space = spaces.Text(max_length=4096, charset=string.printable)
         self.episode: str | None = None
-        self.steps, self._tasks = 0, None
+        self.steps = 0
+        self._tasks: list[str] | None = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -101,7 +101,7 @@ class OfficeWorldEnv(gym.Env):
         if self.episode is None:
             raise RuntimeError("reset the environment first (the episode is over or never began)")
         self.steps += 1
-        tool, result, error = self._call(action)
+        tool, result, error = self._call(self.episode, action)
         submitted = tool == SUBMIT and error is None
         truncated = not submitted and self.steps >= self.max_steps
         info: dict[str, Any] = {"step": self.steps, "tool": tool, "error": error}
@@ -112,7 +112,7 @@ class OfficeWorldEnv(gym.Env):
             self._delete()
         return _text({"tool": tool, "result": result, "error": error}), reward, submitted, truncated, info
 
-    def _call(self, action: str) -> tuple[str | None, Any, dict | None]:
+    def _call(self, episode: str, action: str) -> tuple[str | None, Any, dict | None]:
         try:
             call = json.loads(action)
         except (TypeError, ValueError) as exc:
@@ -122,7 +122,7 @@ class OfficeWorldEnv(gym.Env):
             return None, None, {"type": "invalid", "field": "action",
                                 "message": 'action: give {"tool": NAME, "arguments": {...}} and nothing else'}
         try:
-            step = self.client.call(self.episode, call["tool"], call.get("arguments", {}))
+            step = self.client.call(episode, call["tool"], call.get("arguments", {}))
             return call["tool"], step.get("result"), step.get("error")
         except ControlError as exc:
             if exc.status >= 500:
@@ -136,16 +136,17 @@ class OfficeWorldEnv(gym.Env):
                 self.client.delete(episode)
 
     def close(self) -> None:
-        if getattr(self, "client", None) is not None:
+        if getattr(self, "client", None) is not None and not self._closed:   # none when __init__ failed
+            self._closed = True
             self._delete()
             self.client.close()
-            self.client = None
 
 
 def suites() -> list[str]:
+    from apps.kit.settings import settings
     from tasks.loader import SUITES_DIR
 
-    root = Path(os.environ.get("OFFICEWORLD_TASKS_DIR") or SUITES_DIR)
+    root = settings().tasks_dir or SUITES_DIR
     return sorted(p.name for p in root.iterdir() if p.is_dir() and any(p.glob("*.yaml")))
 
 

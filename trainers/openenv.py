@@ -303,12 +303,11 @@ def __getattr__(name: str):
     """``trainers.openenv:app`` (what openenv.yaml names), configured from the environment, built on first use."""
     if name != "app":
         raise AttributeError(name)
-    import os
+    from apps.kit.settings import settings
 
-    env = {k: os.environ.get(f"OFFICEWORLD_{k.upper()}", "").strip() or None
-           for k in ("server", "token", "suite", "task", "max_steps")}
-    app = build_openenv_app(world_client(env["server"], env["token"]), suite=env["suite"], task=env["task"],
-                            max_steps=int(env["max_steps"] or 30))
+    now = settings()
+    app = build_openenv_app(world_client(now.server or None, now.token or None), suite=now.suite or None,
+                            task=now.task or None, max_steps=now.max_steps)
     globals()["app"] = app
     return app
 

@@ -27,7 +27,9 @@ import json
 import math
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 SUBMIT = "task_submit_answer"
 STOP = frozenset("the and for with from that this into your you are was has have had our who what when which "
@@ -37,6 +39,18 @@ LIST_ITEMS = 3       # items of a result list looked at
 PHRASES = 12         # prompt phrases kept
 ARG_PRIOR = 2.0      # for a tool's first argument, a quoted phrase, an enum value the prompt says
 LEAD = {"the", "a", "an", "my", "our", "who", "what", "please"}   # not part of a name at a sentence's start
+
+
+Option = tuple[str, object, float]   # (source, value, prior) of an argument's candidate value
+
+
+class Values(TypedDict):
+    """The candidate values of one observation (``ToolPolicy._values``)."""
+
+    ids: list[tuple[str, int, float]]        # ids in the last result
+    texts: list[tuple[str, str, float]]      # short strings in the last result
+    said: set[str]                           # the prompt's words
+    phrases: list[tuple[str, str, float]]    # the prompt's phrases
 
 
 def words(text: str) -> set[str]:
@@ -161,7 +175,8 @@ class ToolPolicy:
             score += 1.0
         return score
 
-    def _value(self, obs, tool, arg, spec, values, choices, greedy):
+    def _value(self, obs: Observation, tool: str, arg: str, spec: dict, values: Values, choices: list[Choice],
+               greedy: bool) -> object:
         options = self._options(spec, values, arg)
         choice = Choice([self._both(obs, f"{tool}.{arg}<-{source}") for source, _, _ in options],
                         [prior for _, _, prior in options])
@@ -173,14 +188,15 @@ class ToolPolicy:
         return [*names, *(f"{obs.task}|{n}" for n in names)]
 
     # candidate values ------------------------------------------------------------------------------
-    def _values(self, obs: Observation) -> dict[str, list[tuple[str, object]]]:
+    def _values(self, obs: Observation) -> Values:
         found = leaves(obs.last) if obs.last is not None else []
         said = words(obs.prompt)
         # a list's first item (its top hit), a key the prompt says ("full name": sender_name)
         first = [float(p.count("[") == 1 and "[0]" in p) + bool(words(p.rsplit(".", 1)[-1]) & said) for p, _ in found]
         ids = [(p, v, f) for (p, v), f in zip(found, first) if isinstance(v, int) and not isinstance(v, bool)
                and (p.endswith(".id") or p == "id" or p.endswith("_id"))]
-        texts, seen = [], set()
+        texts: list[tuple[str, str, float]] = []
+        seen: set[str] = set()
         for (p, v), f in zip(found, first):
             if isinstance(v, str) and 0 < len(v) <= TEXT_LIMIT and v not in seen:
                 seen.add(v)
@@ -189,7 +205,7 @@ class ToolPolicy:
                 "phrases": [(f"prompt#{i}", p, ARG_PRIOR * ('"' + p + '"' in obs.prompt))
                             for i, p in enumerate(phrases(obs.prompt))]}
 
-    def _options(self, spec: dict, values: dict, name: str = "") -> list[tuple[str, object, float]]:
+    def _options(self, spec: dict, values: Values, name: str = "") -> Sequence[Option]:
         """(source, value, prior) for an argument: enum values (prior when the prompt says them), ids
         seen for integer ids, prompt phrases (prior when quoted) and result strings for text."""
         kind, enum = _schema_type(spec)
@@ -203,7 +219,7 @@ class ToolPolicy:
             return values["phrases"] + values["texts"]
         return []
 
-    def _fillable(self, parameters: dict, values: dict) -> bool:
+    def _fillable(self, parameters: dict, values: Values) -> bool:
         props = parameters.get("properties", {})
         return all(a in props and self._options(props[a], values, a) for a in parameters.get("required") or [])
 

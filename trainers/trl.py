@@ -37,6 +37,7 @@ import json
 import secrets
 import threading
 from pathlib import Path
+from types import GenericAlias
 from typing import Any, Literal, Union
 
 from simulator.client import Client, ControlError
@@ -63,8 +64,9 @@ def _hint(schema: dict, defs: dict) -> Any:
     if "enum" in schema:
         return Literal[tuple(schema["enum"])]
     if schema.get("type") == "array":
-        return list[_hint(schema.get("items", {}), defs)]
-    return _TYPES.get(schema.get("type"), Any)
+        return GenericAlias(list, (_hint(schema.get("items", {}), defs),))   # list[...] of a type found at run time
+    kind = schema.get("type")
+    return _TYPES.get(kind, Any) if isinstance(kind, str) else Any
 
 
 def _described(name: str, schema: dict, defs: dict) -> str:
@@ -96,7 +98,7 @@ def _tool(spec: dict):
                           default=inspect.Parameter.empty if arg in required else schema.get("default"))
         for arg, schema in properties.items()]
     tool.__name__ = name
-    tool.__signature__ = inspect.Signature(params, return_annotation=str)
+    setattr(tool, "__signature__", inspect.Signature(params, return_annotation=str))  # what TRL's schema reads
     tool.__annotations__ = {p.name: p.annotation for p in params[1:]} | {"return": str}
     lines = [f"    {arg}: {_described(arg, schema, defs)}" for arg, schema in properties.items()]
     summary = (function.get("description") or name).replace("Args:", "Args -").replace("Returns:", "Returns -")
@@ -206,7 +208,7 @@ class WorldEnvironment:
                 if not n.startswith("_") and n not in ("reset", "get_reward")]
 
 
-def environment_class(name: str, apps: tuple[str, ...] | None = None) -> type:
+def environment_class(name: str, apps: tuple[str, ...] | None = None) -> type[WorldEnvironment]:
     """An environment class with the tools of ``apps`` (None: every app); bind it to a module-level ``name``."""
     return type(name, (WorldEnvironment,), {"__module__": __name__, "__qualname__": name, **tools(apps)})
 
@@ -270,7 +272,7 @@ ROLES = [goals, guards, penalties, passed]
 def dataset(tasks: list[str] | None = None, *, suite: str | None = None, server: str | None = None,
             token: str | None = None, system: str = SYSTEM_PROMPT):
     """A ``datasets.Dataset`` of rows ``{prompt: [system, user ""], task}``: ``reset`` adds the task's prompt."""
-    from datasets import Dataset
+    from datasets import Dataset  # type: ignore[import-untyped]  # datasets ships no type information
 
     chosen = list(tasks or [])
     if suite is not None:
@@ -309,7 +311,7 @@ def train(model: str, tasks: list[str], *, server: str | None = None, token: str
                     bf16=torch.cuda.is_available(), use_cpu=not torch.cuda.is_available(),
                     chat_template_kwargs={"enable_thinking": False}, reward_weights=[0.0] * len(ROLES))
     with _world(server, token, out / "trajectories") as (url, secret):
-        trainer = GRPOTrainer(model=model, reward_funcs=ROLES, args=GRPOConfig(**(settings | (config or {}))),
+        trainer = GRPOTrainer(model=model, reward_funcs=[*ROLES], args=GRPOConfig(**(settings | (config or {}))),
                               train_dataset=dataset(tasks, server=url, token=secret),
                               environment_factory=OfficeWorld.factory(url, secret))
         trainer.train()

@@ -29,7 +29,6 @@ from pydantic import BaseModel
 
 from worlds.model import WorldInfo
 
-
 Data = TypeVar("Data", bound=BaseModel)
 
 

@@ -42,6 +42,11 @@ class Settings(BaseSettings):
     judge_key: str = Field("", description="API key sent to the judge endpoint")
     body_limit: int = Field(64 * 2**20, gt=0, description="Largest request body in bytes, on the gateway and the "
                                                           "app services (past it: 413); read when the server starts")
+    # the OpenEnv app that openenv.yaml names (trainers.openenv:app); `officeworld openenv` takes them as options
+    server: str = Field("", description="World URL the OpenEnv app connects to (default: a world in its process)")
+    suite: str = Field("", description="Suite the OpenEnv app draws its episodes' tasks from")
+    task: str = Field("", description="Task of every OpenEnv episode (instead of a suite)")
+    max_steps: int = Field(30, gt=0, description="Tool calls an OpenEnv episode may make before it is truncated")
 
     @property
     def cache(self) -> Path:

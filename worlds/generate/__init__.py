@@ -80,9 +80,10 @@ def _write_mail(mail, out: Path, tick) -> None:
 
 
 def cache_root() -> Path:
-    """Where generated worlds are kept: ``$OFFICEWORLD_CACHE_DIR/worlds`` (default ``~/.cache/officeworld``)."""
-    default = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "officeworld"
-    return Path(os.environ.get("OFFICEWORLD_CACHE_DIR", default)) / "worlds"
+    """Where generated worlds are kept: ``$OFFICEWORLD_CACHE_DIR/worlds`` (default ``$XDG_CACHE_HOME/officeworld``)."""
+    from apps.kit.settings import settings
+
+    return settings().cache / "worlds"
 
 
 def ensure(size: str, seed: int = 1, base: Path | None = None, sections: Sections | None = None) -> Path:
