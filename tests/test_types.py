@@ -13,13 +13,15 @@ import pytest
 ROOT = Path(__file__).parents[1]
 
 
-@pytest.mark.timeout(600)  # a first run, with no .mypy_cache yet, takes a few minutes on a small machine
+# a first run, with no .mypy_cache yet, reads torch, transformers, trl and ray too: about 2.5 CPU minutes, over
+# 8 minutes of wall time on a small machine busy with other work
+@pytest.mark.timeout(900)
 def test_mypy_finds_no_errors():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
     assert {"apps/kit", "simulator", "tasks", "apps/calendar", "apps/task", "trainers", "worlds"} <= set(config["files"])
     assert config.get("exclude", []) == ["trainers/verifiers_taskset/"]   # the side venv's package, nothing else
     done = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=580)
+                          text=True, timeout=880)
     assert done.returncode == 0, f"mypy found errors:\n{done.stdout}{done.stderr}"
     assert done.stdout.strip() == "", done.stdout
 
