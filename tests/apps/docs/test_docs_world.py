@@ -5,12 +5,13 @@ import copy
 import pytest
 from docs_factories import DRIVE, make_docs_world
 
+from simulator.registry import world_sections
 from worlds import WorldError, load_world
 
 
 def test_the_workspace_loads_with_content_and_history(tmp_path):
-    world = load_world(make_docs_world(tmp_path))
-    items = {i.name: i for i in world.docs.items}
+    world = load_world(make_docs_world(tmp_path), world_sections())
+    items = {i.name: i for i in world.sections["docs"].items}
     assert items["Globex renewal plan"].type == "document" and "184,000" in items["Globex renewal plan"].text
     assert items["Pipeline forecast"].rows[3] == ["Total", "=SUM(B2:B3)", "", "=SUM(D2:D3)"]
     assert items["logo.png"].mime_type == "image/png" and items["logo.png"].content.startswith(b"\x89PNG")
@@ -43,5 +44,5 @@ def broken(**changes) -> dict:
 ])
 def test_each_broken_reference_is_a_problem_naming_the_file(tmp_path, drive, problem):
     with pytest.raises(WorldError) as raised:
-        load_world(make_docs_world(tmp_path, drive))
+        load_world(make_docs_world(tmp_path, drive), world_sections())
     assert any(p.startswith("docs/drive.yaml") and problem in p for p in raised.value.problems), raised.value.problems
