@@ -67,8 +67,10 @@ def load_sections(root: Path, info: WorldInfo, sections: Sections, problems: lis
 
 
 def sections_key(sections: Sections) -> str:
-    """A digest of the sections' code: a generated world is written again when it changes."""
+    """A digest of the sections' code: a generated world is written again when it changes. A section whose
+    code spans several files lists them as ``sources``; else its class's module is digested."""
     digest = hashlib.sha256()
     for name in sorted(sections):
-        digest.update(name.encode() + Path(inspect.getfile(type(sections[name]))).read_bytes())
+        files = getattr(sections[name], "sources", None) or [Path(inspect.getfile(type(sections[name])))]
+        digest.update(name.encode() + b"".join(Path(f).read_bytes() for f in files))
     return digest.hexdigest()[:12]

@@ -255,6 +255,8 @@ class DocsSection:
     """The docs app's part of a world folder, ``docs/`` (``worlds.sections.WorldSection``)."""
 
     folder = "docs"
+    # What a generated world depends on (``worlds.sections.sections_key``): the format, its checks, the builder.
+    sources = [Path(__file__).with_name(name) for name in ("world.py", "world_check.py", "generate.py")]
 
     def load(self, root: Path, info: WorldInfo, problems: list[str]) -> DocsData:
         return load(root, info, problems)
