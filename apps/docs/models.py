@@ -54,7 +54,7 @@ class Drive(SQLModel, table=True):
     __tablename__ = "docs_drive"
     id: int = key("The shared drive's id")
     name: str = field(description="The drive's name, e.g. a team's")
-    created_at: datetime = field(description="When the drive was made")
+    created_at: datetime = field(description="When the drive was made", see=False)
 
 
 class DriveMember(SQLModel, table=True):

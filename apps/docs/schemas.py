@@ -66,15 +66,12 @@ class FileContent(Strict):
     revision: int | None = Field(description="The current revision number (documents and spreadsheets)")
 
 
-class DriveMemberInfo(Strict):
-    person: str
-    name: str
-    role: DriveRole
+class DriveMemberInfo(derive(m.DriveMember, "see", "DriveMemberBase")):  # type: ignore[misc]  # a created model
+    name: str = Field(description="The member's name")
 
 
-class DriveInfo(Strict):
-    id: int
-    name: str
+class DriveInfo(derive(m.Drive, "see", "DriveBase")):  # type: ignore[misc]  # a created model
+    id: int = Field(description="The shared drive's id")
     your_role: DriveRole
     members: list[DriveMemberInfo]
 

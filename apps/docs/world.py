@@ -34,9 +34,8 @@ import random
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from faker import Faker
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from apps.docs.world_check import Checker
@@ -44,6 +43,9 @@ from apps.kit.entity import Strict
 from worlds.lines import read_yaml
 from worlds.model import WorldInfo
 from worlds.writer import dump_yaml
+
+if TYPE_CHECKING:
+    from faker import Faker  # only the generator needs it: not loaded in app services
 
 
 class Reply(Strict):
@@ -272,6 +274,8 @@ class DocsSection:
 
     def generate(self, rng: random.Random, info: WorldInfo, size: str) -> DocsData:
         """A workspace of the size's documents over ``info``'s people alone: team drives and meeting notes."""
+        from faker import Faker
+
         fake = Faker("en_US")
         fake.seed_instance(rng.randrange(2**32))
         return self.furnish(fake, rng, info, size)
