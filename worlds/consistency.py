@@ -40,7 +40,8 @@ def check(world: World, sections: Sections | None = None) -> list[str]:
     """Every cross-app disagreement in ``world``, one ``file:line: ...`` line each."""
     facts = _Facts(world, sections or {})
     problems: list[str] = []
-    for item in world.docs.items:  # sheets first: mail quotes their totals
+    docs = world.sections.get("docs")
+    for item in docs.items if docs is not None else []:  # sheets first: mail quotes their totals
         if item.type == "spreadsheet" and item.rows:
             problems += sheets.check_sheet(facts, item)
         elif item.type == "document" and item.text and "$" in item.text:

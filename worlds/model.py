@@ -10,7 +10,6 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, ConfigDict, Field
 
 from worlds.crm import CrmData
-from worlds.docs import DocsData
 
 
 class Strict(BaseModel):
@@ -118,7 +117,6 @@ class World(Strict):
     info: WorldInfo
     mail: MailData
     crm: CrmData
-    docs: DocsData
     content_hash: str
     sections: dict[str, Any] = Field(default_factory=dict, description="Data of apps that bring their own "
                                      "world section (``worlds.sections``), by app name")

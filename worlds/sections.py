@@ -1,7 +1,7 @@
 """An app's own section of a world: how the app reads, checks, writes and generates its data.
 
 ``worlds`` keeps the company-wide part (``world.yaml``: company, people, outsiders, time zone) and the
-sections of mail, CRM and docs that it has always held. Any other app brings its section itself, as
+sections of mail and CRM that it has always held. Any other app brings its section itself, as
 an object with this shape (``App.world`` in the kit; the simulator's registry collects them), so that
 nothing in ``worlds/`` names that app. The loader, writer and generator take a mapping
 ``{app name: section}``; a world folder without the app's folder gets the section's empty data.
@@ -14,7 +14,9 @@ Two optional methods join a section to the generator's stories and the cross-app
 (``worlds.consistency``) without naming the app: ``schedule(data, meetings)`` returns the data with the
 stories' meetings added (``{key: {title, organizer, start, end, attendees, location}}``, naive times in
 the world's zone), and ``meetings(data, info)`` lists the one-off meetings the data holds as
-``{where, key, title, start (aware), attendees}`` for the checks to find what the mail names.
+``{where, key, title, start (aware), attendees}`` for the checks to find what the mail names. A third,
+``furnish(fake, rng, info, size, crm=..., told=...)``, replaces ``generate`` for a section whose generated
+data is about the CRM's records and the stories' (docs): the generator passes those and its faker and rng.
 """
 
 from __future__ import annotations
@@ -68,8 +70,10 @@ def load_sections(root: Path, info: WorldInfo, sections: Sections, problems: lis
 
 
 def sections_key(sections: Sections) -> str:
-    """A digest of the sections' code: a generated world is written again when it changes."""
+    """A digest of the sections' code: a generated world is written again when it changes. A section whose
+    code spans several files lists them as ``sources``; else its class's module is digested."""
     digest = hashlib.sha256()
     for name in sorted(sections):
-        digest.update(name.encode() + Path(inspect.getfile(type(sections[name]))).read_bytes())
+        files = getattr(sections[name], "sources", None) or [Path(inspect.getfile(type(sections[name])))]
+        digest.update(name.encode() + b"".join(Path(f).read_bytes() for f in files))
     return digest.hexdigest()[:12]

@@ -7,10 +7,7 @@ same bytes (sorted where order does not carry meaning, fixed MIME boundaries).
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
-import re
 from email.header import Header
 from email.utils import format_datetime, formataddr
 from pathlib import Path
@@ -18,7 +15,6 @@ from pathlib import Path
 import yaml
 
 from worlds.crm import CrmData
-from worlds.docs import DocsData, Item
 from worlds.model import MailData, MailMessage, World, WorldInfo
 from worlds.sections import Sections
 
@@ -37,7 +33,6 @@ def write_world(world: World, out: Path, sections: Sections | None = None) -> Pa
     write_info(world.info, out)
     write_mail(world.mail, out)
     write_crm(world.crm, out)
-    write_docs(world.docs, out)
     for name, section in (sections or {}).items():
         if name in world.sections:
             section.write(world.sections[name], out)
@@ -75,47 +70,6 @@ def write_mail(mail: MailData, out: Path, thread_of=None) -> None:
     if mail.mailboxes:
         boxes = {owner: box.model_dump(exclude_defaults=True) for owner, box in mail.mailboxes.items()}
         dump_yaml(boxes, out / "mail" / "mailboxes.yaml")
-
-
-def write_docs(docs: DocsData, out: Path) -> None:
-    """Drives to ``docs/drives.yaml``; items to their own file (or one per drive / owner), content to sources."""
-    folder = out / "docs"
-    if docs.drives:
-        dump_yaml({"shared_drives": [d.model_dump(mode="json", exclude_defaults=True) for d in docs.drives]},
-                  folder / "drives.yaml")
-    files: dict[str, list[dict]] = {}
-    for item in docs.items:
-        name = item.file.removeprefix("docs/") or re.sub(r"[^a-z0-9]+", "-", (item.drive or item.owner or "").lower()) + ".yaml"
-        files.setdefault(name, []).append(_item(item, folder))
-    for name, items in files.items():
-        dump_yaml({"items": items}, folder / name)
-
-
-def _item(item: Item, folder: Path) -> dict:
-    """An item as YAML; content that has a ``source`` goes to that file instead of inline."""
-    data = item.model_dump(mode="json", exclude_defaults=True, exclude={"file"})
-    if item.source:
-        _write_content(folder / item.source, item)
-        for key in ("text", "rows", "content"):
-            data.pop(key, None)
-    for revision, raw in zip(item.revisions, data.get("revisions", [])):
-        if revision.source:
-            _write_content(folder / revision.source, revision)
-            raw.pop("text", None)
-            raw.pop("rows", None)
-    return data
-
-
-def _write_content(path: Path, holder) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if getattr(holder, "content", None) is not None:
-        path.write_bytes(holder.content)
-    elif holder.rows is not None:
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerows(holder.rows)
-        path.write_text(buffer.getvalue(), encoding="utf-8")
-    else:
-        path.write_text(holder.text or "", encoding="utf-8")
 
 
 def _without_none(record: dict) -> dict:

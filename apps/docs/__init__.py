@@ -13,6 +13,7 @@ from apps.docs import (
     sharing,
 )
 from apps.docs.seed import seed
+from apps.docs.world import DocsSection
 from apps.kit import App, OperationSet
 
 APP = App(
@@ -24,4 +25,5 @@ APP = App(
     ddl=models.DDL,
     seed=seed,
     source_dir=Path(__file__).parent,
+    world=DocsSection(),
 )

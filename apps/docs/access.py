@@ -8,6 +8,8 @@ A shared drive's managers act as owners of its files. "Anyone in the organisatio
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlmodel import Session, select
 
 from apps.docs import models as m
@@ -34,7 +36,7 @@ def role_of(session: Session, item: m.Item, person: str) -> str | None:
         role = DRIVE_TO_ROLE.get(drive_role(session, item.drive_id, person) or "")
     if item.owner == person:
         return "owner"
-    node = item
+    node: m.Item | None = item
     while node is not None:
         if node.owner == person:
             role = stronger(role, "editor")
@@ -47,7 +49,7 @@ def role_of(session: Session, item: m.Item, person: str) -> str | None:
 
 def is_trashed(session: Session, item: m.Item) -> bool:
     """Whether the item, or a folder above it, is in the trash."""
-    node = item
+    node: m.Item | None = item
     while node is not None:
         if node.trashed_at is not None:
             return True
@@ -82,8 +84,9 @@ def _article(role: str) -> str:
 def all_roles(session: Session, person: str) -> dict[int, tuple[str, bool]]:
     """Every item the person can reach: {id: (role, trashed)}; one pass over the whole tree."""
     # Only the columns access depends on: building whole Item objects for every node costs most of a call.
-    items = {i.id: i for i in session.exec(select(m.Item.id, m.Item.parent_id, m.Item.drive_id, m.Item.owner,
-                                                  m.Item.general_access, m.Item.trashed_at))}
+    columns: list[Any] = [m.Item.id, m.Item.parent_id, m.Item.drive_id, m.Item.owner, m.Item.general_access,
+                          m.Item.trashed_at]
+    items: dict[int, Any] = {i.id: i for i in session.exec(select(*columns))}
     granted = {p.item_id: p.role for p in session.exec(select(m.Permission).where(m.Permission.person == person))}
     drives = {d.drive_id: DRIVE_TO_ROLE[d.role] for d in session.exec(
         select(m.DriveMember).where(m.DriveMember.person == person))}

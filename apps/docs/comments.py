@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from apps.docs import access, store
 from apps.docs import models as m
 from apps.docs import schemas as s
+from apps.docs.world_check import MENTION
 from apps.kit import Conflict, Ctx, Invalid, NotFound, OperationSet
-from worlds.docs import MENTION
 
 ops = OperationSet("docs")
 # Docs's "+" form; a "+word" that is nobody (like "+1") is just text, unlike an "@name" that is nobody.
@@ -27,7 +27,8 @@ _PLUS = re.compile(r"(?<![\w.@+])\+([A-Za-z][A-Za-z0-9._%-]*(?:@[A-Za-z0-9-]+(?:
 def resolve_mentions(text: str, people) -> tuple[list[str], list[str]]:
     """(addresses of the people a text @mentions, mentions that are nobody), by address or by the part before '@'."""
     by_local = {address.split("@")[0]: address for address in people}
-    found, unknown = [], []
+    found: list[str] = []
+    unknown: list[str] = []
     for raw in MENTION.findall(text):
         raw = raw.rstrip(".").lower()
         address = raw if raw in people else by_local.get(raw)
@@ -86,7 +87,7 @@ def _mentions(ctx: Ctx, comment_id: int) -> list[str]:
 
 
 def result(ctx: Ctx, comment: m.Comment) -> s.Comment:
-    replies = ctx.session.exec(select(m.Comment).where(m.Comment.parent_id == comment.id).order_by(m.Comment.id))
+    replies = ctx.session.exec(select(m.Comment).where(m.Comment.parent_id == comment.id).order_by(col(m.Comment.id)))
     return s.Comment(
         id=comment.id, file_id=comment.item_id, author=comment.author, text=comment.body, quote=comment.quote,
         created_at=store.utc(comment.created_at), resolved=comment.resolved, resolved_by=comment.resolved_by,
@@ -107,7 +108,7 @@ def _thread(ctx: Ctx, comment_id: int, action: str) -> tuple[m.Comment, m.Item]:
     if comment is None:
         raise NotFound(f"no comment {comment_id}", field="comment_id")
     item = _discussable(ctx, comment.item_id, action, field="comment_id")
-    root = ctx.session.get(m.Comment, comment.parent_id) if comment.parent_id else comment
+    root = ctx.session.get_one(m.Comment, comment.parent_id) if comment.parent_id else comment
     return root, item
 
 
@@ -120,10 +121,10 @@ def list_comments(ctx: Ctx, file_id: int, include_resolved: bool = True) -> list
         include_resolved: Also list comments that were resolved.
     """
     item = _discussable(ctx, file_id, "see its comments")
-    query = select(m.Comment).where(m.Comment.item_id == item.id, m.Comment.parent_id.is_(None))
+    query = select(m.Comment).where(m.Comment.item_id == item.id, col(m.Comment.parent_id).is_(None))
     if not include_resolved:
-        query = query.where(m.Comment.resolved.is_(False))
-    return [result(ctx, c) for c in ctx.session.exec(query.order_by(m.Comment.id))]
+        query = query.where(col(m.Comment.resolved).is_(False))
+    return [result(ctx, c) for c in ctx.session.exec(query.order_by(col(m.Comment.id)))]
 
 
 @ops.write

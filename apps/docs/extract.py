@@ -42,7 +42,7 @@ def _docx(data: io.BytesIO) -> str:
 
 
 def _xlsx(data: io.BytesIO) -> str:
-    from openpyxl import load_workbook
+    from openpyxl import load_workbook  # type: ignore[import-untyped]
 
     book = load_workbook(data, read_only=True, data_only=True)
     lines = []

@@ -14,7 +14,7 @@ import operator
 import re
 from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
-from typing import Union
+from typing import Any, Callable, Union
 from zoneinfo import ZoneInfo
 
 _EPOCH = date(1899, 12, 30)  # serial 0 of spreadsheet dates
@@ -186,12 +186,13 @@ def numbers(args: list, skip_text: bool = True) -> list[float]:
     return out
 
 
-def criterion(spec) -> callable:
+def criterion(spec) -> Callable[[Any], bool]:
     """A SUMIF/COUNTIF condition as a test of one value."""
     spec = scalar(spec)
     if not isinstance(spec, str):
         return lambda v: v is not None and not isinstance(v, FormulaError) and compare("=", v, spec)
     match = re.match(r"^(<=|>=|<>|=|<|>)?(.*)$", spec, re.S)
+    assert match is not None  # the pattern matches any text
     op, operand = match.group(1) or "=", match.group(2)
     from apps.docs.formulas import parse_number
     wanted = parse_number(operand)
@@ -208,7 +209,7 @@ def criterion(spec) -> callable:
         not (isinstance(v, str) and compare("=", v, operand)))
 
 
-def pairs(args: list, name: str) -> list[tuple[list, callable]]:
+def pairs(args: list, name: str) -> list[tuple[list, Callable[[Any], bool]]]:
     if len(args) % 2 or not args:
         raise FormulaError("#N/A", f"{name} takes ranges and criteria in pairs")
     out = []

@@ -6,6 +6,7 @@ Each takes ``(sheet, args)``; see ``formula_functions`` for the values and helpe
 from __future__ import annotations
 
 from decimal import ROUND_DOWN, ROUND_HALF_UP, ROUND_UP
+from typing import Callable
 
 from apps.docs.formula_format import format_value
 from apps.docs.formula_functions import (
@@ -89,7 +90,8 @@ def _aggregate(kind: str):
             if kind == "AVERAGE":
                 raise FormulaError("#DIV/0!", "AVERAGE of no numbers")
             return 0.0
-        return {"AVERAGE": lambda v: sum(v) / len(v), "MIN": min, "MAX": max}[kind](found)
+        pick: dict[str, Callable[[list[float]], float]] = {"AVERAGE": lambda v: sum(v) / len(v), "MIN": min, "MAX": max}
+        return pick[kind](found)
     return run
 
 
@@ -118,7 +120,7 @@ def _conditional(kind: str):
         if not isinstance(target, Area):
             raise FormulaError("#VALUE!", f"{kind} needs a range to add up")
         values = target.flat()
-        found = [values[i] for i in hits if i < len(values) and isinstance(values[i], float)]
+        found = [v for i in hits if i < len(values) and isinstance(v := values[i], float)]
         if kind.startswith("AVERAGE"):
             if not found:
                 raise FormulaError("#DIV/0!", f"{kind}: no matching numbers")

@@ -7,16 +7,16 @@ what that user may see.
 
 from __future__ import annotations
 
-import base64
 from datetime import date
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from apps.docs import access, store
 from apps.docs import models as m
 from apps.docs import schemas as s
 from apps.docs import search as finder
 from apps.kit import Ctx, Invalid, NotFound, OperationSet
+from apps.kit.content import encode
 
 ops = OperationSet("docs")
 
@@ -43,9 +43,9 @@ def list_drives(ctx: Ctx) -> list[s.DriveInfo]:
     mine = ctx.session.exec(select(m.DriveMember).where(m.DriveMember.person == ctx.actor)).all()
     found = []
     for membership in sorted(mine, key=lambda d: d.drive_id):
-        drive = ctx.session.get(m.Drive, membership.drive_id)
+        drive = ctx.session.get_one(m.Drive, membership.drive_id)
         members = ctx.session.exec(select(m.DriveMember).where(m.DriveMember.drive_id == drive.id)
-                                   .order_by(m.DriveMember.person))
+                                   .order_by(col(m.DriveMember.person)))
         found.append(s.DriveInfo(id=drive.id, name=drive.name, your_role=membership.role, members=[
             s.DriveMemberInfo(person=x.person, name=store.person_name(ctx, x.person), role=x.role) for x in members]))
     return found
@@ -115,12 +115,7 @@ def read_file(ctx: Ctx, file_id: int) -> s.FileContent:
     item, role = access.require(ctx, file_id, "viewer", "read it")
     if item.kind == "folder":
         raise Invalid(f"file_id: {item.name!r} is a folder; use list_folder", field="file_id")
-    encoding, content = "text", item.body
-    if item.kind == "file":
-        try:
-            content = (item.content or b"").decode("utf-8")
-        except UnicodeDecodeError:
-            encoding, content = "base64", base64.b64encode(item.content).decode()
+    encoding, content = encode(item.content) if item.kind == "file" else ("text", item.body)
     return s.FileContent(file=store.summary(ctx.session, item, ctx.actor, role), encoding=encoding,
                          content=content, revision=store.current_revision(ctx.session, item.id))
 

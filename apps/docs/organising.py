@@ -6,16 +6,15 @@ manager of a shared drive) may trash, restore, delete forever, or move a file ac
 
 from __future__ import annotations
 
-import base64
-import binascii
 import mimetypes
 
-from sqlmodel import delete, select
+from sqlmodel import col, delete, select
 
 from apps.docs import access, sheets, store
 from apps.docs import models as m
 from apps.docs import schemas as s
 from apps.kit import Conflict, Ctx, Forbidden, Invalid, OperationSet
+from apps.kit.content import decode
 
 ops = OperationSet("docs")
 # A file travels inline (text or base64): allow about 10 MB rather than the kit's 100 kB.
@@ -83,12 +82,7 @@ def upload_file(ctx: Ctx, name: str, text: str | None = None, content_base64: st
         folder_id: Id of the folder to put it in; leave empty for the root of My Drive (or of drive_id).
         drive_id: Id of a shared drive, to put it at that drive's root.
     """
-    if (text is None) == (content_base64 is None):
-        raise Invalid("content_base64: give exactly one of text or content_base64", field="content_base64")
-    try:
-        content = text.encode() if text is not None else base64.b64decode(content_base64, validate=True)
-    except (binascii.Error, ValueError):
-        raise Invalid("content_base64: not valid base64", field="content_base64") from None
+    content = decode(text, content_base64)
     mime = mime_type or mimetypes.guess_type(name)[0] or "application/octet-stream"
     item = store.new_item(ctx, "file", name, folder_id, drive_id, mime_type=mime,
                           body=store.searchable_text(content, mime), content=content)
@@ -255,11 +249,13 @@ def delete_forever(ctx: Ctx, file_id: int) -> s.Removed:
     item, _ = _in_trash(ctx, file_id, "delete it forever")
     doomed = store.descendants(ctx.session, item)
     ids = [d.id for d in doomed]
-    comments = select(m.Comment.id).where(m.Comment.item_id.in_(ids))
-    ctx.session.exec(delete(m.Mention).where(m.Mention.comment_id.in_(comments)))
-    ctx.session.exec(delete(m.Comment).where(m.Comment.item_id.in_(ids), m.Comment.parent_id.is_not(None)))
-    for table in (m.Comment, m.Revision, m.Cell, m.Permission, m.Star, m.Activity):
-        ctx.session.exec(delete(table).where(table.item_id.in_(ids)))
+    comments = select(m.Comment.id).where(col(m.Comment.item_id).in_(ids))
+    ctx.session.exec(delete(m.Mention).where(col(m.Mention.comment_id).in_(comments)))
+    ctx.session.exec(delete(m.Comment).where(col(m.Comment.item_id).in_(ids), col(m.Comment.parent_id).is_not(None)))
+    tables: tuple[type[m.Comment | m.Revision | m.Cell | m.Permission | m.Star | m.Activity], ...] = (
+        m.Comment, m.Revision, m.Cell, m.Permission, m.Star, m.Activity)
+    for table in tables:
+        ctx.session.exec(delete(table).where(col(table.item_id).in_(ids)))
     for node in reversed(doomed):
         ctx.session.delete(node)
         ctx.session.flush()

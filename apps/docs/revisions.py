@@ -7,7 +7,7 @@ history is open to the file's editors.
 
 from __future__ import annotations
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from apps.docs import access, editing, sheets, store
 from apps.docs import models as m
@@ -22,7 +22,7 @@ def _history(ctx: Ctx, file_id: int, action: str) -> tuple[m.Item, str, list[m.R
     if item.kind not in ("document", "spreadsheet"):
         raise Invalid(f"file_id: {item.name!r} is a {item.kind}; only documents and spreadsheets keep revisions",
                       field="file_id")
-    found = ctx.session.exec(select(m.Revision).where(m.Revision.item_id == item.id).order_by(m.Revision.number))
+    found = ctx.session.exec(select(m.Revision).where(m.Revision.item_id == item.id).order_by(col(m.Revision.number)))
     return item, role, list(found)
 
 

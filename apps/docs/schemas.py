@@ -1,26 +1,26 @@
-"""What docs operations take and return: the public shapes, separate from the tables."""
+"""What docs operations return. Most are views over several tables (a file's path, your role, who it is
+shared with), named for agents rather than columns (``type`` for ``kind``, ``folder_id`` for
+``parent_id``); where a result is one entity's fields as they are, it derives from the entity (``models``)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-Kind = Literal["folder", "document", "spreadsheet", "file"]
-Role = Literal["owner", "editor", "commenter", "viewer"]
-ShareRole = Literal["editor", "commenter", "viewer"]
-DriveRole = Literal["manager", "editor", "commenter", "viewer"]
+from apps.docs import models as m
+from apps.docs.models import DriveRole, Kind, Role, ShareRole
+from apps.kit.entity import Strict, derive
+
+__all__ = ["DriveRole", "Kind", "Role", "ShareRole"]  # re-exported: operations type their arguments with them
+
 View = Literal["my_drive", "shared_with_me", "recent", "starred", "trash"]
 CellInput = Union[int, float, str, None]
 CellValue = Union[int, float, str, None]
 
 
-class Public(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class FileSummary(Public):
+class FileSummary(Strict):
     id: int = Field(description="The file's id (use it in other operations)")
     name: str
     type: Kind
@@ -39,12 +39,12 @@ class FileSummary(Public):
     trashed: bool
 
 
-class FileList(Public):
+class FileList(Strict):
     total: int = Field(description="How many files match, beyond this page too")
     files: list[FileSummary]
 
 
-class PermissionInfo(Public):
+class PermissionInfo(Strict):
     person: str = Field(description="An address, or 'anyone' for everyone in the organisation")
     name: str
     role: Role
@@ -59,34 +59,31 @@ class FileDetail(FileSummary):
     open_comments: int
 
 
-class FileContent(Public):
+class FileContent(Strict):
     file: FileSummary
     encoding: Literal["text", "base64"]
     content: str = Field(description="A document's Markdown, a sheet as CSV of values, or an upload's bytes")
     revision: int | None = Field(description="The current revision number (documents and spreadsheets)")
 
 
-class DriveMemberInfo(Public):
-    person: str
-    name: str
-    role: DriveRole
+class DriveMemberInfo(derive(m.DriveMember, "see", "DriveMemberBase")):  # type: ignore[misc]  # a created model
+    name: str = Field(description="The member's name")
 
 
-class DriveInfo(Public):
-    id: int
-    name: str
+class DriveInfo(derive(m.Drive, "see", "DriveBase")):  # type: ignore[misc]  # a created model
+    id: int = Field(description="The shared drive's id")
     your_role: DriveRole
     members: list[DriveMemberInfo]
 
 
-class CellInfo(Public):
+class CellInfo(Strict):
     ref: str = Field(description="A1-style reference")
     input: str = Field(description="What was typed: a value, or a formula starting with '='")
     value: CellValue = Field(description="The value shown: a number, text, or an error like #DIV/0!")
     error: str | None = Field(None, description="Why the cell shows an error")
 
 
-class Spreadsheet(Public):
+class Spreadsheet(Strict):
     file: FileSummary
     range: str = Field(description="The range returned, e.g. A1:D12")
     rows: list[list[CellValue]] = Field(description="Values row by row, formulas evaluated")
@@ -94,11 +91,8 @@ class Spreadsheet(Public):
     revision: int
 
 
-class RevisionInfo(Public):
-    id: int
-    number: int = Field(description="1 for the first version, counting up")
-    author: str
-    created_at: datetime
+class RevisionInfo(derive(m.Revision, "see", "RevisionBase")):  # type: ignore[misc]  # a created model
+    id: int = Field(description="The revision's id")
     current: bool
 
 
@@ -107,7 +101,7 @@ class RevisionContent(RevisionInfo):
     content: str = Field(description="A document's Markdown, or a sheet as CSV of what was typed")
 
 
-class Reply(Public):
+class Reply(Strict):
     id: int
     author: str
     text: str
@@ -115,7 +109,7 @@ class Reply(Public):
     mentions: list[str]
 
 
-class Comment(Public):
+class Comment(Strict):
     id: int
     file_id: int
     author: str
@@ -131,5 +125,5 @@ class Comment(Public):
         [], description="People this call mentioned who cannot open the file: share it with them to let them read it")
 
 
-class Removed(Public):
+class Removed(Strict):
     removed: str

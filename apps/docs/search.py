@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timezone
 from zoneinfo import ZoneInfo
 
-from sqlmodel import func, select
+from sqlmodel import col, func, select
 
 from apps.docs import access, store
 from apps.docs import models as m
@@ -34,7 +34,7 @@ class Filters:
 
 def _items(ctx: Ctx, ids) -> list[m.Item]:
     ids = list(ids)
-    return list(ctx.session.exec(select(m.Item).where(m.Item.id.in_(ids)))) if ids else []
+    return list(ctx.session.exec(select(m.Item).where(col(m.Item.id).in_(ids)))) if ids else []
 
 
 def _shared_ids(ctx: Ctx) -> set[int]:
@@ -74,9 +74,8 @@ def _fts_query(query: str) -> str:
 
 
 def _ranked(ctx: Ctx, query: str) -> list[int]:
-    conn = ctx.session.connection().connection.driver_connection
-    rows = conn.execute("select rowid from docs_item_fts where docs_item_fts match ? order by bm25(docs_item_fts, 5.0, 1.0)",
-                        (_fts_query(query),))
+    rows = ctx.sql.execute("select rowid from docs_item_fts where docs_item_fts match ? "
+                           "order by bm25(docs_item_fts, 5.0, 1.0)", (_fts_query(query),))
     return [r[0] for r in rows]
 
 
@@ -120,7 +119,7 @@ def permissions(ctx: Ctx, item: m.Item) -> list[s.PermissionInfo]:
     found: dict[str, s.PermissionInfo] = {}
     if item.owner:
         found[item.owner] = s.PermissionInfo(person=item.owner, name=store.person_name(ctx, item.owner), role="owner")
-    node = item
+    node: m.Item | None = item
     while node is not None:
         inherited = None if node.id == item.id else node.id
         for p in ctx.session.exec(select(m.Permission).where(m.Permission.item_id == node.id)):
@@ -132,7 +131,8 @@ def permissions(ctx: Ctx, item: m.Item) -> list[s.PermissionInfo]:
 
 
 def general_access(ctx: Ctx, item: m.Item) -> str | None:
-    role, node = None, item
+    role: str | None = None
+    node: m.Item | None = item
     while node is not None:
         role = access.stronger(role, node.general_access)
         node = ctx.session.get(m.Item, node.parent_id) if node.parent_id else None
@@ -142,7 +142,7 @@ def general_access(ctx: Ctx, item: m.Item) -> str | None:
 def detail(ctx: Ctx, item: m.Item, role: str) -> s.FileDetail:
     revisions = ctx.session.exec(select(func.count()).where(m.Revision.item_id == item.id)).one()
     open_comments = ctx.session.exec(select(func.count()).where(
-        m.Comment.item_id == item.id, m.Comment.parent_id.is_(None), m.Comment.resolved.is_(False))).one()
+        m.Comment.item_id == item.id, col(m.Comment.parent_id).is_(None), col(m.Comment.resolved).is_(False))).one()
     base = store.summary(ctx.session, item, ctx.actor, role).model_dump()
     return s.FileDetail(**base, created_by=item.created_by, permissions=permissions(ctx, item),
                         general_access=general_access(ctx, item), revisions=revisions, open_comments=open_comments)

@@ -99,9 +99,9 @@ def transfer_ownership(ctx: Ctx, file_id: int, new_owner: str) -> s.FileDetail:
     existing = ctx.session.get(m.Permission, (item.id, person))
     if existing is not None:
         ctx.session.delete(existing)
-    ctx.session.add(m.Permission(item_id=item.id, person=previous, role="editor"))
+    ctx.session.add(m.Permission(item_id=item.id, person=previous or ctx.actor, role="editor"))  # the owner acts
     item.owner = person
     ctx.session.add(item)
     store.touch(ctx, item, edited=False)
     ctx.session.flush()
-    return search.detail(ctx, item, access.role_of(ctx.session, item, ctx.actor))
+    return search.detail(ctx, item, access.role_of(ctx.session, item, ctx.actor) or "editor")

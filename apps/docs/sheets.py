@@ -8,7 +8,7 @@ import json
 from datetime import datetime
 from typing import Optional
 
-from sqlmodel import Session, delete, select
+from sqlmodel import Session, col, delete, select
 
 from apps.docs import models as m
 from apps.docs import schemas as s
@@ -26,10 +26,10 @@ def load(session: Session, item_id: int) -> Grid:
 
 def save(session: Session, item: m.Item, grid: Grid, clock: Clock = None) -> None:
     """Replace the sheet's cells with ``grid`` and refresh its searchable text and size."""
-    session.exec(delete(m.Cell).where(m.Cell.item_id == item.id))
-    for (row, col), text in sorted(grid.items()):
+    session.exec(delete(m.Cell).where(col(m.Cell.item_id) == item.id))
+    for (r, c), text in sorted(grid.items()):
         if text != "":
-            session.add(m.Cell(item_id=item.id, row=row, col=col, input=text))
+            session.add(m.Cell(item_id=item.id, row=r, col=c, input=text))
     item.body = values_csv(grid, clock)
     item.size = len(item.body.encode())
     session.add(item)
@@ -47,8 +47,9 @@ def input_text(value: s.CellInput) -> str:
 def parse_range(text: str, field: str = "range") -> tuple[int, int, int, int]:
     """'B2:D5' (or one cell 'B2') to (row1, col1, row2, col2)."""
     parts = text.strip().split(":")
-    places = [parse_ref(p) for p in parts]
-    if len(parts) > 2 or any(p is None for p in places):
+    found = [parse_ref(p) for p in parts]
+    places = [p for p in found if p is not None]
+    if len(parts) > 2 or len(places) < len(found):
         raise Invalid(f"{field}: {text!r} is not a range like A1:C10 or a cell like B2", field=field)
     (r1, c1), (r2, c2) = places[0], places[-1]
     return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
@@ -124,4 +125,4 @@ def to_json(grid: Grid) -> str:
 
 
 def from_json(text: str) -> Grid:
-    return {parse_ref(ref): value for ref, value in json.loads(text).items()}
+    return {place: value for ref, value in json.loads(text).items() if (place := parse_ref(ref)) is not None}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from sqlmodel import Session, func, select
+from sqlmodel import Session, col, func, select
 
 from apps.docs import access, extract
 from apps.docs import models as m
@@ -62,7 +62,7 @@ def destination(ctx: Ctx, folder_id: int | None, drive_id: int | None) -> tuple[
     if drive_id is not None:
         drive = ctx.session.get(m.Drive, drive_id)
         role = access.drive_role(ctx.session, drive_id, ctx.actor) if drive else None
-        if role is None:
+        if drive is None or role is None:
             raise NotFound(f"no shared drive {drive_id} that you are a member of", field="drive_id")
         if access.RANK[access.DRIVE_TO_ROLE[role]] < access.RANK["editor"]:
             raise Forbidden(f"you are a {role} of shared drive {drive.name!r}; adding files needs editor",
@@ -70,7 +70,7 @@ def destination(ctx: Ctx, folder_id: int | None, drive_id: int | None) -> tuple[
     return None, drive_id
 
 
-def new_item(ctx: Ctx, kind: str, name: str, folder_id: int | None, drive_id: int | None,
+def new_item(ctx: Ctx, kind: m.Kind, name: str, folder_id: int | None, drive_id: int | None,
              mime_type: str | None = None, body: str = "", content: bytes | None = None) -> m.Item:
     parent_id, drive_id = destination(ctx, folder_id, drive_id)
     item = m.Item(kind=kind, name=clean_name(name), owner=None if drive_id else ctx.actor, drive_id=drive_id,
@@ -106,11 +106,12 @@ class Tree:
 def folder_tree(session: Session) -> Tree:
     folders = {i: (name, parent) for i, name, parent in session.exec(
         select(m.Item.id, m.Item.name, m.Item.parent_id).where(m.Item.kind == "folder"))}
-    return Tree(folders, dict(session.exec(select(m.Drive.id, m.Drive.name)).all()))
+    drives: dict[int, str] = {i: name for i, name in session.exec(select(m.Drive.id, m.Drive.name))}
+    return Tree(folders, drives)
 
 
 def _step(session: Session, item_id: int) -> tuple[str, int | None]:
-    node = session.get(m.Item, item_id)
+    node = session.get_one(m.Item, item_id)
     return node.name, node.parent_id
 
 
@@ -122,7 +123,7 @@ def path_of(session: Session, item: m.Item, tree: Tree | None = None) -> str:
         name, parent = tree.folders[parent] if tree else _step(session, parent)
         names.append(name)
     if item.drive_id is not None:
-        drive = tree.drives[item.drive_id] if tree else session.get(m.Drive, item.drive_id).name
+        drive = tree.drives[item.drive_id] if tree else session.get_one(m.Drive, item.drive_id).name
         root = f"{drive} (shared drive)"
     else:
         root = "My Drive" if item.owner else "?"
@@ -154,8 +155,8 @@ def summaries(session: Session, items: list[m.Item], actor: str, roles: dict) ->
     if not items:
         return []
     ids = [i.id for i in items]
-    starred = set(session.exec(select(m.Star.item_id).where(m.Star.person == actor, m.Star.item_id.in_(ids))))
-    shared = set(session.exec(select(m.Permission.item_id).where(m.Permission.item_id.in_(ids))))
+    starred = set(session.exec(select(m.Star.item_id).where(m.Star.person == actor, col(m.Star.item_id).in_(ids))))
+    shared = set(session.exec(select(m.Permission.item_id).where(col(m.Permission.item_id).in_(ids))))
     tree = folder_tree(session)
     return [summary(session, i, actor, roles[i.id][0], roles[i.id][1], i.id in starred,
                     bool(i.general_access) or i.id in shared, tree) for i in items]
@@ -176,7 +177,7 @@ def check_person(ctx: Ctx, address: str, field: str) -> str:
 
 def children(session: Session, parent_id: int | None, drive_id: int | None, owner: str | None) -> list[m.Item]:
     query = select(m.Item).where(m.Item.parent_id == parent_id) if parent_id else select(m.Item).where(
-        m.Item.parent_id.is_(None), m.Item.drive_id == drive_id if drive_id else m.Item.drive_id.is_(None))
+        col(m.Item.parent_id).is_(None), m.Item.drive_id == drive_id if drive_id else col(m.Item.drive_id).is_(None))
     if parent_id is None and drive_id is None:
         query = query.where(m.Item.owner == owner)
     return list(session.exec(query))

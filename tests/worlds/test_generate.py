@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from simulator.registry import world_sections
 from worlds import load_world
 from worlds.generate import generate
 from worlds.loader import content_hash
@@ -14,25 +15,25 @@ from worlds.loader import content_hash
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory) -> Path:
-    return generate(11, "s", tmp_path_factory.mktemp("gen") / "s")
+    return generate(11, "s", tmp_path_factory.mktemp("gen") / "s", sections=world_sections())
 
 
 def test_same_seed_same_bytes_other_seed_other_world(small, tmp_path):
-    again = generate(11, "s", tmp_path / "again")
+    again = generate(11, "s", tmp_path / "again", sections=world_sections())
     assert content_hash(again) == content_hash(small)
     assert sorted(p.relative_to(again) for p in again.rglob("*")) == sorted(p.relative_to(small) for p in small.rglob("*"))
-    assert content_hash(generate(12, "s", tmp_path / "other")) != content_hash(small)
+    assert content_hash(generate(12, "s", tmp_path / "other", sections=world_sections())) != content_hash(small)
 
 
 def test_the_world_loads_clean_at_its_size(small):
-    world = load_world(small)
-    assert len(world.mail.messages) == 200 and len(world.docs.items) == 40
+    world = load_world(small, world_sections())
+    assert len(world.mail.messages) == 200 and len(world.sections["docs"].items) == 40
     assert len(world.crm.accounts) == 18 and len(world.crm.contacts) == 54
     assert any(m.in_reply_to for m in world.mail.messages) and world.mail.mailboxes
 
 
 def test_the_same_people_and_accounts_appear_across_apps(small):
-    world = load_world(small)
+    world = load_world(small, world_sections())
     contacts = {c.email: c.account for c in world.crm.contacts.values()}
     outsiders = {o.email for o in world.info.outsiders}
     assert set(contacts) <= outsiders
@@ -44,7 +45,7 @@ def test_the_same_people_and_accounts_appear_across_apps(small):
 
 
 def test_threads_reply_in_order(small):
-    world = load_world(small)
+    world = load_world(small, world_sections())
     by_id = {m.message_id: m for m in world.mail.messages}
     replies = [m for m in world.mail.messages if m.in_reply_to]
     assert replies and all(by_id[m.in_reply_to].date < m.date for m in replies)
@@ -52,8 +53,8 @@ def test_threads_reply_in_order(small):
 
 
 def test_the_pipeline_sheet_agrees_with_the_crm(small):
-    world = load_world(small)
-    sheet = next(i for i in world.docs.items if i.name == "Pipeline (from CRM)")
+    world = load_world(small, world_sections())
+    sheet = next(i for i in world.sections["docs"].items if i.name == "Pipeline (from CRM)")
     rows = list(csv.reader((small / "docs" / sheet.source).read_text().splitlines()))
     assert rows == sheet.rows
     crm = {k: (o.stage, f"{o.amount:.0f}") for k, o in world.crm.opportunities.items()}

@@ -48,7 +48,7 @@ def test_deals_move_through_stages_with_mail_meetings_and_a_proposal(world):
     told = [(k, o) for k, o in world.crm.opportunities.items() if len(o.history) > 1]
     assert len(told) >= 5
     order = ["Prospecting", "Qualification", "Needs Analysis", "Value Proposition", "Proposal", "Negotiation"]
-    docs = {i.name: i for i in world.docs.items}
+    docs = {i.name: i for i in world.sections["docs"].items}
     calendar = meetings(world)
     for key, opp in told:
         stages = [e for e in opp.history if e.field == "stage"]
@@ -125,7 +125,7 @@ def test_a_hire_has_a_requisition_interviews_and_an_offer_inside_the_band(world)
     assert offers
     for thread in offers:
         role = thread[0].subject.removeprefix("Offer: ").split(" at ")[0]
-        requisition = next(i for i in world.docs.items if i.name == f"Requisition - {role}")
+        requisition = next(i for i in world.sections["docs"].items if i.name == f"Requisition - {role}")
         low, high = (int(x.replace(",", "")) for x in re.findall(r"\$([\d,]+)", requisition.text)[:2])
         salary = int(re.search(r"base salary of \$([\d,]+)", thread[0].body_text)[1].replace(",", ""))
         assert low <= salary <= high
@@ -140,7 +140,7 @@ def test_the_forecast_sheet_is_the_crm_pipeline_and_the_summary_quotes_its_total
     first = date(now.year, 3 * ((now.month - 1) // 3) + 1, 1)
     pipeline = {o.name: o.amount for o in world.crm.opportunities.values()
                 if o.stage != "Closed Lost" and o.close_date and first <= o.close_date <= now.replace(month=3, day=31)}
-    sheet = next(i for i in world.docs.items if i.name == f"Forecast Q1 {now.year}")
+    sheet = next(i for i in world.sections["docs"].items if i.name == f"Forecast Q1 {now.year}")
     body = sheet.rows[1:-1]
     assert sorted(r[0] for r in body) == sorted(pipeline) and all(float(r[5]) == pipeline[r[0]] for r in body)
     assert sheet.rows[-1][0] == "Total" and sheet.rows[-1][5] == f"=SUM(F2:F{len(sheet.rows) - 1})"

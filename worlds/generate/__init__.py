@@ -19,13 +19,12 @@ from faker import Faker
 from rich.progress import Progress
 
 from worlds.generate.crm import CrmBuilder
-from worlds.generate.docs import DocsBuilder
 from worlds.generate.mail import MailBuilder
 from worlds.generate.people import make_info
 from worlds.generate.sizes import SIZES, Size
 from worlds.generate.stories_office import Stories
 from worlds.sections import Sections, sections_key
-from worlds.writer import format_message, write_crm, write_docs, write_info
+from worlds.writer import format_message, write_crm, write_info
 
 __all__ = ["SIZES", "Size", "ensure", "generate"]
 
@@ -48,13 +47,14 @@ def generate(seed: int, size: str, out: Path, progress: bool = False, name: str 
         builder = MailBuilder(fake, rng, info, crm, seed)
         plot = Stories(fake, random.Random(f"{seed}:stories"), info, crm, builder, taken).tell(spec.messages * 3 // 5)
         mail = builder.build(spec.messages, tick)
-        docs = DocsBuilder(fake, rng, info, crm).build(spec.documents, plot.items)
         write_info(info, out)
         write_crm(crm, out)
-        write_docs(docs, out)
         _write_mail(mail, out, _ticker(bar, "writing mail", len(mail.messages)))
     for app, section in sorted((sections or {}).items()):
-        data = section.generate(random.Random(f"{seed}:{app}"), info, size)
+        if hasattr(section, "furnish"):  # built over the CRM and the stories' documents, on the shared rng
+            data = section.furnish(fake, rng, info, size, crm=crm, told=plot.items)
+        else:
+            data = section.generate(random.Random(f"{seed}:{app}"), info, size)
         if hasattr(section, "schedule"):  # the meetings the stories' mail names
             data = section.schedule(data, plot.meetings)
         section.write(data, out)

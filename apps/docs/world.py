@@ -1,4 +1,5 @@
-"""The world's docs workspace: its file format, its model, and its checks.
+"""The docs section of a world (``worlds.sections``): the workspace's file format, its records, reading
+with ``file:line`` problems (checks in ``world_check``), writing back, and generating (``generate``).
 
 Layout of ``docs/`` in a world folder::
 
@@ -29,32 +30,31 @@ from __future__ import annotations
 import csv
 import io
 import mimetypes
+import random
 import re
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
+from apps.docs.world_check import Checker
+from apps.kit.entity import Strict
 from worlds.lines import read_yaml
+from worlds.model import WorldInfo
+from worlds.writer import dump_yaml
 
-ROLES = ("editor", "commenter", "viewer")
-DRIVE_ROLES = ("manager", "editor", "commenter", "viewer")
-KINDS = ("folder", "document", "spreadsheet", "file")
-# An @mention in a comment: a local part (``@ravi``) or a whole address.
-MENTION = re.compile(r"(?<![\w.@])@([A-Za-z0-9._%+-]+(?:@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)?)")
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+if TYPE_CHECKING:
+    from faker import Faker  # only the generator needs it: not loaded in app services
 
 
-class Reply(_Strict):
+class Reply(Strict):
     by: str
     at: datetime
     text: str
 
 
-class Comment(_Strict):
+class Comment(Strict):
     by: str
     at: datetime
     text: str
@@ -64,7 +64,7 @@ class Comment(_Strict):
     replies: list[Reply] = Field(default_factory=list)
 
 
-class Revision(_Strict):
+class Revision(Strict):
     by: str
     at: datetime
     source: str | None = None
@@ -72,14 +72,14 @@ class Revision(_Strict):
     rows: list[list[str]] | None = None
 
 
-class SharedDrive(_Strict):
+class SharedDrive(Strict):
     name: str
     members: dict[str, str]
     created: datetime | None = None
     file: str = ""
 
 
-class Item(_Strict):
+class Item(Strict):
     name: str
     type: str | None = None
     owner: str | None = None
@@ -102,12 +102,14 @@ class Item(_Strict):
     file: str = ""
 
 
-class DocsData(_Strict):
+class DocsData(Strict):
     drives: list[SharedDrive] = Field(default_factory=list)
     items: list[Item] = Field(default_factory=list)
+    _addresses: list[tuple[str, str]] = PrivateAttr(default_factory=list)
 
 
-def load(root: Path, info, problems: list[str]) -> DocsData:
+
+def load(root: Path, info: WorldInfo, problems: list[str]) -> DocsData:
     """Read ``docs/`` of a world folder; append every problem found to ``problems``."""
     folder = root / "docs"
     data = DocsData()
@@ -116,7 +118,9 @@ def load(root: Path, info, problems: list[str]) -> DocsData:
     places: dict[int, str] = {}
     for path in sorted(folder.glob("*.yaml")):
         _read_file(folder, path, info, data, problems, places)
-    _Checker(info, data, problems, places).check()
+    checker = Checker(info, data, problems, places)
+    checker.check()
+    data._addresses = checker.found
     return data
 
 
@@ -155,7 +159,7 @@ def _parse(model, entry, file: str, where: str, problems: list[str]):
         return None
 
 
-def _zoned(item: Item, info) -> Item:
+def _zoned(item: Item, info: WorldInfo) -> Item:
     item.created, item.modified = info.utc(item.created), info.utc(item.modified or item.created)
     for c in item.comments:
         c.at, c.resolved_at = info.utc(c.at), info.utc(c.resolved_at)
@@ -207,86 +211,80 @@ def _with_content(folder: Path, item: Item, problems: list[str], place: str) -> 
     return item
 
 
-class _Checker:
-    """Every reference in the workspace names a person, a drive, a role or a passage that exists."""
+def write(docs: DocsData, out: Path) -> None:
+    """Drives to ``docs/drives.yaml``; items to their own file (or one per drive / owner), content to sources."""
+    folder = out / "docs"
+    if docs.drives:
+        dump_yaml({"shared_drives": [d.model_dump(mode="json", exclude_defaults=True) for d in docs.drives]},
+                  folder / "drives.yaml")
+    files: dict[str, list[dict]] = {}
+    for item in docs.items:
+        name = item.file.removeprefix("docs/") or re.sub(r"[^a-z0-9]+", "-", (item.drive or item.owner or "").lower()) + ".yaml"
+        files.setdefault(name, []).append(_item_yaml(item, folder))
+    for name, items in files.items():
+        dump_yaml({"items": items}, folder / name)
 
-    def __init__(self, info, data: DocsData, problems: list[str], places: dict[int, str]):
-        self.info, self.data, self.problems, self.places = info, data, problems, places
-        self.people = set(info.people_by_email())
-        self.locals = {p.split("@")[0] for p in self.people}
 
-    def check(self) -> None:
-        names = [d.name for d in self.data.drives]
-        for drive in self.data.drives:
-            where = f"{self.places.get(id(drive), drive.file)}: shared drive {drive.name!r}"
-            if names.count(drive.name) > 1:
-                self.problems.append(f"{where}: defined more than once")
-            for person, role in drive.members.items():
-                self._person(where, "member", person)
-                if role not in DRIVE_ROLES:
-                    self.problems.append(f"{where}: {person}: role {role!r} is not one of {', '.join(DRIVE_ROLES)}")
-        folders: dict[tuple, str] = {}
-        for item in self.data.items:
-            self._item(item, set(names), folders)
+def _item_yaml(item: Item, folder: Path) -> dict:
+    """An item as YAML; content that has a ``source`` goes to that file instead of inline."""
+    data = item.model_dump(mode="json", exclude_defaults=True, exclude={"file"})
+    if item.source:
+        _write_content(folder / item.source, item)
+        for key in ("text", "rows", "content"):
+            data.pop(key, None)
+    for revision, raw in zip(item.revisions, data.get("revisions", [])):
+        if revision.source:
+            _write_content(folder / revision.source, revision)
+            raw.pop("text", None)
+            raw.pop("rows", None)
+    return data
 
-    def _person(self, where: str, what: str, address: str | None) -> None:
-        if address is not None and address not in self.people:
-            self.problems.append(f"{where}: {what} {address} is not a person of the world")
 
-    def _when(self, where: str, what: str, moment: datetime | None) -> None:
-        if moment is not None and moment > self.info.now_utc:
-            self.problems.append(f"{where}: {what} {moment.isoformat()} is after the world's now")
+def _write_content(path: Path, holder: Item | Revision) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    content = getattr(holder, "content", None)
+    if content is not None:
+        path.write_bytes(content)
+    elif holder.rows is not None:
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows(holder.rows)
+        path.write_text(buffer.getvalue(), encoding="utf-8")
+    else:
+        path.write_text(holder.text or "", encoding="utf-8")
 
-    def _item(self, item: Item, drives: set[str], folders: dict) -> None:
-        where = f"{self.places.get(id(item), item.file)}: {item.name!r}"
-        if (item.owner is None) == (item.drive is None):
-            self.problems.append(f"{where}: give exactly one of owner and drive")
-        if item.drive is not None and item.drive not in drives:
-            self.problems.append(f"{where}: drive {item.drive!r} is not a shared drive of docs/")
-        if item.type not in KINDS:
-            self.problems.append(f"{where}: type {item.type!r} is not one of {', '.join(KINDS)}")
-        if item.type == "folder":
-            key = (item.owner, item.drive, "/".join(filter(None, [item.folder.strip("/"), item.name])))
-            if key in folders:
-                self.problems.append(f"{where}: folder also declared in {folders[key]}")
-            folders[key] = self.places.get(id(item), item.file)
-        for what in ("owner", "created_by", "modified_by"):
-            self._person(where, what, getattr(item, what))
-        for person, role in item.shared.items():
-            self._person(where, "shared with", person)
-            if role not in ROLES:
-                self.problems.append(f"{where}: role {role!r} for {person} is not one of {', '.join(ROLES)}")
-        if item.anyone is not None and item.anyone not in ROLES:
-            self.problems.append(f"{where}: anyone: role {item.anyone!r} is not one of {', '.join(ROLES)}")
-        for person in item.starred_by:
-            self._person(where, "starred_by", person)
-        self._when(where, "modified", item.modified)
-        if (item.modified or item.created) < item.created:
-            self.problems.append(f"{where}: modified before it was created")
-        self._history(where, item)
-        for comment in item.comments:
-            self._comment(where, item, comment)
 
-    def _history(self, where: str, item: Item) -> None:
-        last = item.created
-        for revision in item.revisions:
-            self._person(where, "revision by", revision.by)
-            if revision.at < last or revision.at > (item.modified or item.created):
-                self.problems.append(f"{where}: revision at {revision.at.isoformat()} is out of order "
-                                     "(revisions run oldest first, between created and modified)")
-            last = revision.at
-            if revision.text is None and revision.rows is None:
-                self.problems.append(f"{where}: revision at {revision.at.isoformat()} has no source, text or rows")
+class DocsSection:
+    """The docs app's part of a world folder, ``docs/`` (``worlds.sections.WorldSection``)."""
 
-    def _comment(self, where: str, item: Item, comment: Comment) -> None:
-        for who, text, at in [(comment.by, comment.text, comment.at), *((r.by, r.text, r.at) for r in comment.replies)]:
-            self._person(where, "comment by", who)
-            self._when(where, "comment at", at)
-            for mention in MENTION.findall(text):
-                mention = mention.rstrip(".").lower()
-                if mention not in self.people and mention not in self.locals:
-                    self.problems.append(f"{where}: comment mentions @{mention}, who is not a person of the world")
-        self._person(where, "resolved_by", comment.resolved_by)
-        body = item.text if item.type == "document" else None
-        if comment.quote and body is not None and comment.quote not in body:
-            self.problems.append(f"{where}: comment quotes {comment.quote[:60]!r}, which is not in the text")
+    folder = "docs"
+    # What a generated world depends on (``worlds.sections.sections_key``): the format, its checks, the builder.
+    sources = [Path(__file__).with_name(name) for name in ("world.py", "world_check.py", "generate.py")]
+
+    def load(self, root: Path, info: WorldInfo, problems: list[str]) -> DocsData:
+        return load(root, info, problems)
+
+    def addresses(self, data: BaseModel) -> list[tuple[str, str]]:
+        """Every colleague the workspace names (owners, members, sharers, authors...) with its ``file:line``."""
+        assert isinstance(data, DocsData)
+        return data._addresses
+
+    def write(self, data: BaseModel, out: Path) -> None:
+        assert isinstance(data, DocsData)
+        write(data, out)
+
+    def generate(self, rng: random.Random, info: WorldInfo, size: str) -> DocsData:
+        """A workspace of the size's documents over ``info``'s people alone: team drives and meeting notes."""
+        from faker import Faker
+
+        fake = Faker("en_US")
+        fake.seed_instance(rng.randrange(2**32))
+        return self.furnish(fake, rng, info, size)
+
+    def furnish(self, fake: Faker, rng: random.Random, info: WorldInfo, size: str, crm: Any = None,
+                told: list[Item] | None = None) -> DocsData:
+        """The generator's workspace: ``told`` (the stories' documents) first, then the pipeline sheet,
+        account plans and case notes over ``crm`` (a CRM section's data, if any) and meeting notes."""
+        from apps.docs.generate import DocsBuilder
+        from worlds.generate.sizes import SIZES
+
+        return DocsBuilder(fake, rng, info, crm).build(SIZES[size].documents, told or [])
