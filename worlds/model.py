@@ -9,7 +9,6 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from worlds.crm import CrmData
 from worlds.docs import DocsData
 
 
@@ -117,7 +116,6 @@ class World(Strict):
     root: Path
     info: WorldInfo
     mail: MailData
-    crm: CrmData
     docs: DocsData
     content_hash: str
     sections: dict[str, Any] = Field(default_factory=dict, description="Data of apps that bring their own "

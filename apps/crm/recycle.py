@@ -21,7 +21,7 @@ from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm import store
 from apps.kit import Conflict, Ctx, Forbidden, NotFound, OperationSet
-from worlds.crm_picklists import ParentObject
+from apps.crm.picklists import ParentObject
 
 ops = OperationSet("crm")
 DeletableObject = ParentObject  # Task, Event and Note are deleted with their own operation below

@@ -1,26 +1,32 @@
-"""What CRM operations take and return: the public shapes, separate from the tables."""
+"""What CRM operations take and return: results and argument models derived from the entities in
+``models`` (``apps.kit.entity``), plus the shapes no table holds (search hits, query results, totals)."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
-from typing import Annotated, Any, Literal
+from datetime import datetime, timezone
+from typing import Any, Literal, Self
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field, model_validator
 
-# SQLite hands times back without their zone; every stored time is UTC, so say so in results.
-Time = Annotated[datetime, AfterValidator(lambda t: t if t.tzinfo else t.replace(tzinfo=timezone.utc))]
-
-
-class Public(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+from apps.crm import models as m
+from apps.kit.entity import Strict, derive
 
 
-class Audit(Public):
-    id: int
-    owner: str = Field(description="Address of the person who owns the record")
-    created_by: str
-    created_at: Time
-    updated_at: Time
+
+class Public(Strict):
+    """A result: SQLite hands times back without their zone, and every stored time is UTC, so say so."""
+
+    @model_validator(mode="after")
+    def _utc(self) -> Self:
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if isinstance(value, datetime) and value.tzinfo is None:
+                object.__setattr__(self, name, value.replace(tzinfo=timezone.utc))
+        return self
+
+
+def _see(entity: type[BaseModel]) -> Any:
+    return derive(entity, "see", f"{entity.__name__}Fields", base=Public)
 
 
 class Address(Public):
@@ -31,118 +37,63 @@ class Address(Public):
     country: str | None = None
 
 
-class Account(Audit):
-    name: str
-    industry: str | None
-    type: str | None
-    parent_id: int | None
-    parent_name: str | None
-    website: str | None
-    phone: str | None
-    billing_address: Address
-    annual_revenue: float | None
-    employees: int | None
-    description: str
+class Account(_see(m.Account)):  # type: ignore[misc]
+    parent_name: str | None = Field(description="Name of the parent account")
+    billing_address: Address = Field(description="Billing address")
 
 
-class Contact(Audit):
-    account_id: int | None
-    account_name: str | None
-    first_name: str
-    last_name: str
-    name: str
-    title: str | None
-    email: str | None
-    phone: str | None
-    reports_to_id: int | None
-    reports_to_name: str | None
-    lead_source: str | None
+class Contact(_see(m.Contact)):  # type: ignore[misc]
+    account_name: str | None = Field(description="Name of the account")
+    name: str = Field(description="Full name")
+    reports_to_name: str | None = Field(description="Name of the contact this one reports to")
 
 
-class Lead(Audit):
-    first_name: str
-    last_name: str
-    name: str
-    company: str
-    title: str | None
-    email: str | None
-    phone: str | None
-    status: str
-    source: str | None
-    industry: str | None
-    description: str
-    is_converted: bool
-    converted_at: Time | None
-    converted_account_id: int | None
-    converted_contact_id: int | None
-    converted_opportunity_id: int | None
+class Lead(_see(m.Lead)):  # type: ignore[misc]
+    name: str = Field(description="Full name")
 
 
-class Opportunity(Audit):
-    account_id: int
-    account_name: str
-    name: str
-    amount: float | None
-    close_date: date | None
-    stage: str
-    probability: int
-    is_closed: bool
-    is_won: bool
-    next_step: str | None
-    type: str | None
-    lead_source: str | None
-    loss_reason: str | None
-    description: str
+class Opportunity(_see(m.Opportunity)):  # type: ignore[misc]
+    account_name: str = Field(description="Name of the account")
+    is_closed: bool = Field(description="Closed Won or Closed Lost")
+    is_won: bool = Field(description="Closed Won")
 
 
-class FieldChange(Public):
-    field: str = Field(description="stage, amount, close_date, or 'created'")
-    old_value: str | None
-    new_value: str | None
-    changed_by: str
-    changed_at: Time
+class Case(_see(m.Case)):  # type: ignore[misc]
+    account_name: str | None = Field(description="Name of the account")
+    contact_name: str | None = Field(description="Name of the contact")
+    is_closed: bool = Field(description="Status Closed")
 
 
-class Case(Audit):
-    account_id: int | None
-    account_name: str | None
-    contact_id: int | None
-    contact_name: str | None
-    subject: str
-    description: str
-    status: str
-    priority: str
-    origin: str | None
-    is_closed: bool
-    closed_at: Time | None
+class Task(_see(m.Task)):  # type: ignore[misc]
+    """A task."""
 
 
-class Task(Audit):
-    related_object: str | None
-    related_id: int | None
-    subject: str
-    status: str
-    priority: str
-    due_date: date | None
-    description: str
-    completed_at: Time | None
+class Event(_see(m.Event)):  # type: ignore[misc]
+    """A CRM event."""
 
 
-class Event(Audit):
-    related_object: str | None
-    related_id: int | None
-    subject: str
-    start: Time
-    end: Time
-    location: str | None
-    description: str
+class Note(_see(m.Note)):  # type: ignore[misc]
+    """A note."""
 
 
-class Note(Audit):
-    related_object: str
-    related_id: int
-    title: str
-    body: str
+class FieldChange(_see(m.OpportunityHistory)):  # type: ignore[misc]
+    """One tracked change of an opportunity."""
+
+
+AccountCreate = derive(m.Account, "create")
+AccountUpdate = derive(m.Account, "update")
+ContactCreate = derive(m.Contact, "create")
+ContactUpdate = derive(m.Contact, "update")
+LeadCreate = derive(m.Lead, "create")
+LeadUpdate = derive(m.Lead, "update")
+OpportunityCreate = derive(m.Opportunity, "create")
+OpportunityUpdate = derive(m.Opportunity, "update")
+CaseCreate = derive(m.Case, "create")
+CaseUpdate = derive(m.Case, "update")
+TaskCreate = derive(m.Task, "create")
+TaskUpdate = derive(m.Task, "update")
+EventCreate = derive(m.Event, "create")
+NoteCreate = derive(m.Note, "create")
 
 
 class AccountDetail(Account):
@@ -226,5 +177,5 @@ class DeletedRecord(Public):
     id: int = Field(description="The id it had and gets back on restore")
     name: str
     deleted_by: str
-    deleted_at: Time
+    deleted_at: datetime
     deleted_with_it: list[RecordRef] = Field(description="Records deleted with it, restored with it")

@@ -13,7 +13,7 @@ from apps.crm import schemas as s
 from apps.crm import store
 from apps.crm.query import compile_soql
 from apps.kit import Ctx, Invalid, OperationSet
-from worlds.crm_picklists import CASE_PRIORITIES, CLOSED_STAGES, OPEN_STAGES, STAGES
+from apps.crm.picklists import CASE_PRIORITIES, CLOSED_STAGES, OPEN_STAGES, STAGES
 
 ops = OperationSet("crm")
 SearchObject = Literal["Account", "Contact", "Lead", "Opportunity", "Case"]

@@ -1,6 +1,7 @@
 """Generate a synthetic world of any size with faker: the same seed writes the same bytes.
 
-People first, then CRM records (whose contacts become the world's outsiders), then the stories told
+People first, then CRM records (whose contacts become the world's outsiders: the section with a
+``builder``, the CRM's, generates them with the generator's own faker), then the stories told
 over those records (``stories``: deals, escalations, hires, the quarter close, across mail, CRM, docs
 and the calendar), then filler mail and docs up to the size, written through ``worlds.writer`` so the
 loader reads it back.
@@ -18,14 +19,13 @@ from pathlib import Path
 from faker import Faker
 from rich.progress import Progress
 
-from worlds.generate.crm import CrmBuilder
 from worlds.generate.docs import DocsBuilder
 from worlds.generate.mail import MailBuilder
 from worlds.generate.people import make_info
 from worlds.generate.sizes import SIZES, Size
 from worlds.generate.stories_office import Stories
 from worlds.sections import Sections, sections_key
-from worlds.writer import format_message, write_crm, write_docs, write_info
+from worlds.writer import format_message, write_docs, write_info
 
 __all__ = ["SIZES", "Size", "ensure", "generate"]
 
@@ -33,14 +33,20 @@ __all__ = ["SIZES", "Size", "ensure", "generate"]
 def generate(seed: int, size: str, out: Path, progress: bool = False, name: str | None = None,
              sections: Sections | None = None) -> Path:
     """Write a world of ``size`` (a key of ``SIZES``) for ``seed`` into ``out``; return ``out``. Apps that
-    bring their own world section (``sections``) generate and write their data themselves."""
+    bring their own world section (``sections``; default: the registry's) generate and write their data themselves."""
+    if sections is None:
+        from simulator.registry import world_sections
+
+        sections = world_sections()
+    # The section whose records the stories are told over (the CRM's) builds them first, with this faker.
+    told, records = next((app, s) for app, s in sections.items() if hasattr(s, "builder"))
     spec = SIZES[size]
     fake = Faker("en_US")
     fake.seed_instance(seed)
     rng = random.Random(seed)
     taken: set[str] = set()
     info = make_info(fake, rng, spec, name or f"generated-{size}-{seed}", taken)
-    crm_builder = CrmBuilder(fake, rng, info, taken)
+    crm_builder = records.builder(fake, rng, info, taken)
     crm = crm_builder.build(spec.accounts)
     info.outsiders = crm_builder.outsiders
     with Progress(transient=True) if progress else nullcontext() as bar:
@@ -50,10 +56,12 @@ def generate(seed: int, size: str, out: Path, progress: bool = False, name: str 
         mail = builder.build(spec.messages, tick)
         docs = DocsBuilder(fake, rng, info, crm).build(spec.documents, plot.items)
         write_info(info, out)
-        write_crm(crm, out)
+        records.write(crm, out)
         write_docs(docs, out)
         _write_mail(mail, out, _ticker(bar, "writing mail", len(mail.messages)))
-    for app, section in sorted((sections or {}).items()):
+    for app, section in sorted(sections.items()):
+        if app == told:
+            continue
         data = section.generate(random.Random(f"{seed}:{app}"), info, size)
         if hasattr(section, "schedule"):  # the meetings the stories' mail names
             data = section.schedule(data, plot.meetings)

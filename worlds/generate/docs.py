@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 from faker import Faker
 
-from worlds.crm import CrmData
+from apps.crm.records import CrmData
 from worlds.docs import Comment, DocsData, Item, SharedDrive
 from worlds.model import WorldInfo
 

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 from faker import Faker
 
-from worlds.crm import CrmData, EventRecord, HistoryEntry, NoteRecord, TaskRecord
+from apps.crm.records import CrmData, EventRecord, HistoryEntry, NoteRecord, TaskRecord
 from worlds.docs import Item, Revision
 from worlds.generate.mail import MailBuilder
 from worlds.model import WorldInfo

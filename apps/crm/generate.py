@@ -9,9 +9,9 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta
 
-from faker import Faker
+from typing import TYPE_CHECKING
 
-from worlds.crm import (
+from apps.crm.records import (
     AccountRecord,
     Billing,
     CaseRecord,
@@ -24,7 +24,7 @@ from worlds.crm import (
     OpportunityRecord,
     TaskRecord,
 )
-from worlds.crm_picklists import (
+from apps.crm.picklists import (
     ACCOUNT_TYPES,
     CASE_ORIGINS,
     CASE_PRIORITIES,
@@ -36,6 +36,9 @@ from worlds.crm_picklists import (
 )
 from worlds.generate.people import slug, unique_email
 from worlds.model import Outsider, WorldInfo
+
+if TYPE_CHECKING:
+    from faker import Faker
 
 INDUSTRIES = ["Logistics", "Healthcare", "Retail", "Manufacturing", "Financial Services", "Education",
               "Energy", "Media", "Hospitality", "Software"]
