@@ -6,12 +6,13 @@ import pytest
 import yaml
 from factories import make_world, message
 
+from simulator.registry import world_sections
 from worlds import WorldError, load_world
 
 
 def problems_of(world) -> list[str]:
     with pytest.raises(WorldError) as caught:
-        load_world(world)
+        load_world(world, world_sections())
     return caught.value.problems
 
 
