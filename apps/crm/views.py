@@ -32,10 +32,6 @@ _SEARCH = {
 }
 
 
-def _conn(ctx: Ctx):
-    return ctx.session.connection().connection.driver_connection
-
-
 @ops.read
 def search(ctx: Ctx, text: str, objects: list[SearchObject] = [], limit: int = 20) -> list[s.SearchHit]:
     """Search accounts, contacts, leads, opportunities and cases by name, email or company.
@@ -58,7 +54,7 @@ def search(ctx: Ctx, text: str, objects: list[SearchObject] = [], limit: int = 2
         where = " and ".join(f"lower({haystack}) like ?" for _ in words)
         sql = (f"select t.id, {name}, {detail} from {m.OBJECTS[obj].__tablename__} t where {where} "
                f"order by {name}, t.id limit ?")
-        rows = _conn(ctx).execute(sql, [f"%{w.lower()}%" for w in words] + [limit]).fetchall()
+        rows = ctx.sql.execute(sql, [f"%{w.lower()}%" for w in words] + [limit]).fetchall()
         hits += [s.SearchHit(object=obj, id=r[0], name=r[1], detail=r[2].strip(" ·")) for r in rows]
     return hits
 
@@ -88,12 +84,12 @@ def query(ctx: Ctx, soql: str) -> s.QueryResult:
     today = ctx.now.astimezone(ZoneInfo(ctx.world.timezone)).date()
     q = compile_soql(soql, today)
     base = f"from {m.OBJECTS[q.object].__tablename__} t where {q.where}"
-    total = _conn(ctx).execute(f"select count(*) {base}", q.params).fetchone()[0]
+    total = ctx.sql.execute(f"select count(*) {base}", q.params).fetchone()[0]
     if q.count_only:
         return s.QueryResult(object=q.object, total_size=total, matching=total, records=[])
     order = ", ".join([*q.order, "t.id asc"])
     columns = ", ".join(f.sql for f in q.select)
-    rows = _conn(ctx).execute(f"select {columns} {base} order by {order} limit ? offset ?",
+    rows = ctx.sql.execute(f"select {columns} {base} order by {order} limit ? offset ?",
                               [*q.params, q.limit, q.offset]).fetchall()
     records = [{f.name: _cell(v, f.kind) for f, v in zip(q.select, row)} for row in rows]
     return s.QueryResult(object=q.object, total_size=len(records), matching=total, records=records)
