@@ -6,7 +6,7 @@ every record; a record's owner and everyone above the owner in the reporting lin
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlmodel import SQLModel, select
 
@@ -18,7 +18,10 @@ from apps.kit.checks import email_address
 from apps.kit.entity import fields_for
 
 
-def get(ctx: Ctx, table: type[m.Record], record_id: int, field: str) -> m.Record:
+R = TypeVar("R", bound=m.Record)
+
+
+def get(ctx: Ctx, table: type[R], record_id: int, field: str) -> R:
     row = ctx.session.get(table, record_id)
     if row is None:
         raise NotFound(f"no {_label(table)} with id {record_id}", field=field)
@@ -95,7 +98,7 @@ def non_negative(value: float | int | None, field: str) -> None:
         raise Invalid(f"{field}: must not be negative (got {value})", field=field)
 
 
-def stamp(ctx: Ctx, record: m.Record) -> m.Record:
+def stamp(ctx: Ctx, record: R) -> R:
     """Mark a record as changed now and stage it for writing."""
     record.updated_at = ctx.now
     ctx.session.add(record)
@@ -103,7 +106,7 @@ def stamp(ctx: Ctx, record: m.Record) -> m.Record:
     return record
 
 
-def new(ctx: Ctx, table: type[m.Record], owner: str | None = None, **values) -> m.Record:
+def new(ctx: Ctx, table: type[R], owner: str | None = None, **values: Any) -> R:
     record = table(owner=person(ctx, owner), created_by=ctx.actor, created_at=ctx.now, updated_at=ctx.now,
                    **values)
     return stamp(ctx, record)
