@@ -5,7 +5,7 @@ the fields only a world file has: keys naming other records (``account``, ``pare
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr, create_model
 
@@ -21,7 +21,8 @@ def _record(entity: type[BaseModel], order: str, **extra: Any) -> Any:
     fields.update(extra)
     names = order.split()
     names += [n for n in fields if n not in names]
-    return create_model(f"{entity.__name__}Record", __base__=Strict, **{n: fields[n] for n in names})
+    model: Any = create_model(f"{entity.__name__}Record", __base__=Strict, **{n: fields[n] for n in names})
+    return model
 
 
 def _optional(description: str, kind: Any = str) -> Any:
@@ -48,29 +49,39 @@ class HistoryEntry(Strict):
     at: datetime
 
 
-AccountRecord = _record(m.Account, "name owner industry type parent website phone billing", created=_CREATED,
-                        parent=_optional("Key of the parent account"),
-                        billing=(Billing, Field(default_factory=Billing, description="Billing address")))
-ContactRecord = _record(m.Contact, "account first_name last_name title email phone reports_to owner",
-                        account=_optional("Key of the contact's account"), created=_CREATED,
-                        reports_to=_optional("Key of the contact this one reports to"),
-                        owner=_optional("Defaults to the account's owner"))
-LeadRecord = _record(m.Lead, "first_name last_name company owner", created=_CREATED)
-OpportunityRecord = _record(
-    m.Opportunity, "account name owner stage", account=(str, Field(description="Key of the account")),
-    stage=(m.Opportunity.model_fields["stage"].annotation, Field(description="Sales stage")),
-    probability=(int | None, Field(None, ge=0, le=100, description="Chance of winning (default: the stage's)")),
-    created=_CREATED, history=(list[HistoryEntry], Field(default_factory=list, description="Tracked changes")))
-CaseRecord = _record(m.Case, "subject owner account contact", account=_optional("Key of the account"),
-                     contact=_optional("Key of the contact"), created=_CREATED,
-                     closed=_optional("When it was closed", datetime))
-TaskRecord = _record(m.Task, "subject owner related status priority due description", related=_RELATED,
-                     due=_optional("When it is due", date), created=_CREATED)
-EventRecord = _record(m.Event, "subject owner start end related", related=_RELATED,
-                      start=(datetime, Field(description="Start (naive: in the world's zone)")),
-                      end=(datetime, Field(description="End (naive: in the world's zone)")))
-NoteRecord = _record(m.Note, "related owner", related=(str, Field(description=_RELATED[1].description)),
-                     created=_CREATED)
+if TYPE_CHECKING:  # models made at run time: mypy sees them as Any
+    AccountRecord = Any
+    ContactRecord = Any
+    LeadRecord = Any
+    OpportunityRecord = Any
+    CaseRecord = Any
+    TaskRecord = Any
+    EventRecord = Any
+    NoteRecord = Any
+else:
+    AccountRecord = _record(m.Account, "name owner industry type parent website phone billing", created=_CREATED,
+                            parent=_optional("Key of the parent account"),
+                            billing=(Billing, Field(default_factory=Billing, description="Billing address")))
+    ContactRecord = _record(m.Contact, "account first_name last_name title email phone reports_to owner",
+                            account=_optional("Key of the contact's account"), created=_CREATED,
+                            reports_to=_optional("Key of the contact this one reports to"),
+                            owner=_optional("Defaults to the account's owner"))
+    LeadRecord = _record(m.Lead, "first_name last_name company owner", created=_CREATED)
+    OpportunityRecord = _record(
+        m.Opportunity, "account name owner stage", account=(str, Field(description="Key of the account")),
+        stage=(m.Opportunity.model_fields["stage"].annotation, Field(description="Sales stage")),
+        probability=(int | None, Field(None, ge=0, le=100, description="Chance of winning (default: the stage's)")),
+        created=_CREATED, history=(list[HistoryEntry], Field(default_factory=list, description="Tracked changes")))
+    CaseRecord = _record(m.Case, "subject owner account contact", account=_optional("Key of the account"),
+                         contact=_optional("Key of the contact"), created=_CREATED,
+                         closed=_optional("When it was closed", datetime))
+    TaskRecord = _record(m.Task, "subject owner related status priority due description", related=_RELATED,
+                         due=_optional("When it is due", date), created=_CREATED)
+    EventRecord = _record(m.Event, "subject owner start end related", related=_RELATED,
+                          start=(datetime, Field(description="Start (naive: in the world's zone)")),
+                          end=(datetime, Field(description="End (naive: in the world's zone)")))
+    NoteRecord = _record(m.Note, "related owner", related=(str, Field(description=_RELATED[1].description)),
+                         created=_CREATED)
 
 
 class CrmData(Strict):
