@@ -13,8 +13,8 @@ from sqlmodel import and_, or_, select
 from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm import store
-from apps.kit import Ctx, Invalid, OperationSet
 from apps.crm.picklists import ParentObject
+from apps.kit import Ctx, Invalid, OperationSet
 
 ops = OperationSet("crm")
 
@@ -23,7 +23,7 @@ def _parent(ctx: Ctx, related_object: str | None, related_id: int | None) -> dic
     if (related_object is None) != (related_id is None):
         raise Invalid("related_id: give both related_object and related_id, or neither", field="related_id")
     if related_object is not None:
-        store.get(ctx, m.OBJECTS[related_object], related_id, "related_id")
+        store.get(ctx, m.OBJECTS[related_object], store.ident_of(related_id), "related_id")
     return dict(related_object=related_object, related_id=related_id)
 
 
@@ -45,7 +45,7 @@ def list_activities(ctx: Ctx, related_object: ParentObject, related_id: int) -> 
         related_id: Id of the record.
     """
     _parent(ctx, related_object, related_id)
-    parents = [(related_object, related_id)]
+    parents: list[tuple[str, int | None]] = [(related_object, related_id)]
     if related_object == "Account":
         for obj, table in (("Contact", m.Contact), ("Opportunity", m.Opportunity), ("Case", m.Case)):
             parents += [(obj, i) for i in ctx.session.exec(select(table.id).where(table.account_id == related_id))]

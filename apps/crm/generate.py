@@ -8,9 +8,18 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta
-
 from typing import TYPE_CHECKING
 
+from apps.crm.picklists import (
+    ACCOUNT_TYPES,
+    CASE_ORIGINS,
+    CASE_PRIORITIES,
+    LEAD_SOURCES,
+    LEAD_STATUSES,
+    OPEN_STAGES,
+    OPPORTUNITY_TYPES,
+    STAGE_PROBABILITY,
+)
 from apps.crm.records import (
     AccountRecord,
     Billing,
@@ -23,16 +32,6 @@ from apps.crm.records import (
     NoteRecord,
     OpportunityRecord,
     TaskRecord,
-)
-from apps.crm.picklists import (
-    ACCOUNT_TYPES,
-    CASE_ORIGINS,
-    CASE_PRIORITIES,
-    LEAD_SOURCES,
-    LEAD_STATUSES,
-    OPEN_STAGES,
-    OPPORTUNITY_TYPES,
-    STAGE_PROBABILITY,
 )
 from worlds.generate.people import slug, unique_email
 from worlds.model import Outsider, WorldInfo

@@ -218,7 +218,7 @@ class Deleted(SQLModel, table=True):
     deleted_at: datetime
 
 
-TABLES = [Account, Contact, Lead, Opportunity, OpportunityHistory, Case, Task, Event, Note, Deleted]
+TABLES: list[type[SQLModel]] = [Account, Contact, Lead, Opportunity, OpportunityHistory, Case, Task, Event, Note, Deleted]
 OBJECTS: dict[str, type[Record]] = {
     "Account": Account, "Contact": Contact, "Lead": Lead, "Opportunity": Opportunity,
     "Case": Case, "Task": Task, "Event": Event, "Note": Note,

@@ -21,7 +21,7 @@ def _record(entity: type[BaseModel], order: str, **extra: Any) -> Any:
     fields.update(extra)
     names = order.split()
     names += [n for n in fields if n not in names]
-    model: Any = create_model(f"{entity.__name__}Record", __base__=Strict, **{n: fields[n] for n in names})
+    model: Any = create_model(f"{entity.__name__}Record", __base__=Strict, **{n: fields[n] for n in names})  # type: ignore[call-overload]
     return model
 
 

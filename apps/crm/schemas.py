@@ -12,7 +12,6 @@ from apps.crm import models as m
 from apps.kit.entity import Strict, derive
 
 
-
 class Public(Strict):
     """A result: SQLite hands times back without their zone, and every stored time is UTC, so say so."""
 
@@ -58,7 +57,7 @@ if TYPE_CHECKING:
     _TaskFields = m.Task
     _EventFields = m.Event
     _NoteFields = m.Note
-    _OpportunityHistoryFields = m.OpportunityHistory
+    _OpportunityHistoryFields = Any  # fastpath builds it from raw rows
 else:
     AccountCreate = derive(m.Account, "create")
     AccountUpdate = derive(m.Account, "update")

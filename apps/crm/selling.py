@@ -7,15 +7,13 @@ Stage, amount and close date changes are tracked in the field history.
 
 from __future__ import annotations
 
-from datetime import date
-
-from sqlmodel import select
+from sqlmodel import col, select
 
 from apps.crm import fastpath, store
 from apps.crm import models as m
 from apps.crm import schemas as s
-from apps.kit import Ctx, Invalid, OperationSet
 from apps.crm.picklists import CLOSED_STAGES, STAGE_PROBABILITY
+from apps.kit import Ctx, Invalid, OperationSet
 
 ops = OperationSet("crm")
 TRACKED = ("stage", "amount", "close_date")
@@ -41,13 +39,13 @@ def track(ctx: Ctx, o: m.Opportunity, before: dict) -> None:
     for name in TRACKED:
         old, new = before.get(name), getattr(o, name)
         if old != new:
-            ctx.session.add(m.OpportunityHistory(opportunity_id=o.id, field=name, old_value=_text(old),
+            ctx.session.add(m.OpportunityHistory(opportunity_id=store.ident(o), field=name, old_value=_text(old),
                                                  new_value=_text(new), changed_by=ctx.actor, changed_at=ctx.now))
 
 
 def detail(ctx: Ctx, o: m.Opportunity) -> s.OpportunityDetail:
     rows = ctx.session.exec(select(m.OpportunityHistory).where(m.OpportunityHistory.opportunity_id == o.id)
-                            .order_by(m.OpportunityHistory.changed_at, m.OpportunityHistory.id))
+                            .order_by(col(m.OpportunityHistory.changed_at), col(m.OpportunityHistory.id)))
     history = [s.FieldChange(field=h.field, old_value=h.old_value, new_value=h.new_value, changed_by=h.changed_by,
                              changed_at=h.changed_at) for h in rows]
     return s.OpportunityDetail(**store.opportunity(ctx, o).model_dump(), history=history)
@@ -60,7 +58,7 @@ def open_opportunity(ctx: Ctx, owner: str | None, **values) -> m.Opportunity:
         values["probability"] = STAGE_PROBABILITY[values["stage"]]
     check_opportunity(m.Opportunity(owner="", created_at=ctx.now, updated_at=ctx.now, **values))
     o = store.new(ctx, m.Opportunity, owner, **values)
-    ctx.session.add(m.OpportunityHistory(opportunity_id=o.id, field="created", changed_by=ctx.actor,
+    ctx.session.add(m.OpportunityHistory(opportunity_id=store.ident(o), field="created", changed_by=ctx.actor,
                                          changed_at=ctx.now))
     track(ctx, o, {})
     return o

@@ -9,6 +9,7 @@ from __future__ import annotations
 from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm import store
+from apps.crm.picklists import CaseStatus
 from apps.kit import Ctx, Invalid, OperationSet
 
 ops = OperationSet("crm")
@@ -36,7 +37,7 @@ def _links(ctx: Ctx, account_id: int | None, contact_id: int | None) -> tuple[in
     return account_id if account_id is not None else contact.account_id, contact_id
 
 
-def _status(ctx: Ctx, case: m.Case, status: str) -> None:
+def _status(ctx: Ctx, case: m.Case, status: CaseStatus) -> None:
     if status == "Closed" and case.status != "Closed":
         case.closed_at = ctx.now
     elif status != "Closed":

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from sqlmodel import SQLModel, select
+from sqlmodel import SQLModel, col, select
 
 from apps.crm import models as m
 from apps.crm import schemas as s
@@ -16,7 +16,6 @@ from apps.crm.picklists import CLOSED_STAGES
 from apps.kit import Ctx, Forbidden, Invalid, NotFound
 from apps.kit.checks import email_address
 from apps.kit.entity import fields_for
-
 
 R = TypeVar("R", bound=m.Record)
 
@@ -32,7 +31,7 @@ def check_chain(ctx: Ctx, table: type[m.Record], record: m.Record | None, target
                 refusal: str) -> None:
     """Refuse ``target_id`` as ``record``'s ``link`` (its parent, whom it reports to) if following
     that link from the target leads back to ``record``."""
-    node = get(ctx, table, target_id, link)
+    node: m.Record | None = get(ctx, table, target_id, link)
     seen = set()
     while node is not None and node.id not in seen:
         if record is not None and node.id == record.id:
@@ -98,6 +97,20 @@ def non_negative(value: float | int | None, field: str) -> None:
         raise Invalid(f"{field}: must not be negative (got {value})", field=field)
 
 
+def ident_of(value: int | None) -> int:
+    if value is None:
+        raise Invalid("related_id: give the id of the record", field="related_id")
+    return value
+
+
+def ident(row: SQLModel) -> int:
+    """A flushed row's id (a table's ``id`` is ``None`` only before it is written)."""
+    value = getattr(row, "id", None)
+    if not isinstance(value, int):
+        raise RuntimeError(f"{type(row).__name__} has no id yet")
+    return value
+
+
 def stamp(ctx: Ctx, record: R) -> R:
     """Mark a record as changed now and stage it for writing."""
     record.updated_at = ctx.now
@@ -119,9 +132,9 @@ def seen(row: SQLModel) -> dict[str, Any]:
 
 def _name_of(ctx: Ctx, table: type[m.Account] | type[m.Contact], record_id: int | None) -> str | None:
     row = ctx.session.get(table, record_id) if record_id is not None else None
-    if row is None:
-        return None
-    return full_name(row) if isinstance(row, m.Contact) else row.name
+    if isinstance(row, m.Contact):
+        return full_name(row)
+    return row.name if isinstance(row, m.Account) else None
 
 
 def full_name(row: m.Contact | m.Lead) -> str:
@@ -158,5 +171,5 @@ def activity(r: m.Task | m.Event | m.Note) -> Any:
     return shape(**seen(r))
 
 
-def related(ctx: Ctx, table: type[m.Record], column, record_id: int, order) -> list:
-    return list(ctx.session.exec(select(table).where(column == record_id).order_by(order, table.id)))
+def related(ctx: Ctx, table: type[R], column: Any, record_id: int | None, order: Any) -> list[R]:
+    return list(ctx.session.exec(select(table).where(column == record_id).order_by(order, col(table.id))))

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from apps.crm import worldfiles

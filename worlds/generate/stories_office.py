@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from apps.crm.records import TaskRecord
 from apps.crm.picklists import CLOSED_STAGES, STAGE_PROBABILITY
+from apps.crm.records import TaskRecord
 from worlds.docs import Item
 from worlds.generate.people import TITLES, slug, unique_email
 from worlds.generate.stories import DealStory, Plot
