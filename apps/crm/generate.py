@@ -10,6 +10,7 @@ import random
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from apps.crm.models import Address
 from apps.crm.picklists import (
     ACCOUNT_TYPES,
     CASE_ORIGINS,
@@ -22,7 +23,6 @@ from apps.crm.picklists import (
 )
 from apps.crm.records import (
     AccountRecord,
-    Billing,
     CaseRecord,
     ContactRecord,
     CrmData,
@@ -93,7 +93,7 @@ class CrmBuilder:
         self.data.accounts[key] = AccountRecord(
             name=name, owner=self.rng.choice(self.sales), industry=self.rng.choice(INDUSTRIES),
             type=self.rng.choice(ACCOUNT_TYPES[:4]), website=f"https://www.{domain}", phone=self.fake.phone_number(),
-            billing=Billing(street=self.fake.street_address(), city=self.fake.city(), state=self.fake.state_abbr(),
+            billing=Address(street=self.fake.street_address(), city=self.fake.city(), state=self.fake.state_abbr(),
                             postal_code=self.fake.postcode(), country="United States"),
             annual_revenue=float(self.rng.randrange(1, 500) * 1_000_000), employees=self.rng.randrange(20, 20_000),
             description=self.fake.catch_phrase(), created=self.when(700))

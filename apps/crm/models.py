@@ -13,7 +13,10 @@ stage's) as their own arguments, so those fields are not ``create``/``update`` f
 from __future__ import annotations
 
 from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
 
+from pydantic import Field as PydanticField
+from pydantic import create_model
 from sqlalchemy import String
 from sqlmodel import Field, SQLModel
 
@@ -30,7 +33,7 @@ from apps.crm.picklists import (
     TaskPriority,
     TaskStatus,
 )
-from apps.kit.entity import attr
+from apps.kit.entity import Strict, attr
 
 _ONLY_SEEN = dict(create=False, update=False, world=False)
 _HIDDEN = dict(create=False, update=False, see=False, world=False)
@@ -48,7 +51,7 @@ class Record(SQLModel):
     updated_at: datetime = attr(description="When the record last changed (UTC)", **_ONLY_SEEN)
 
 
-def _billing(part: str) -> str:
+def _billing(part: str) -> Any:
     return attr(None, description=f"Billing address: {part} ('' clears it)", see=False, world=False)
 
 
@@ -69,6 +72,28 @@ class Account(Record, table=True):
     annual_revenue: float | None = attr(None, ge=0, description="Annual revenue in dollars (not negative)")
     employees: int | None = attr(None, ge=0, description="Number of employees (not negative)")
     description: str = attr("", description="Free-text description")
+
+
+# The billing address's parts (street, city, state, postal code, country): an account's ``billing_<part>``
+# columns and create/update arguments, the nested ``billing_address`` of results and ``billing`` of world files.
+BILLING: tuple[str, ...] = tuple(n.removeprefix("billing_") for n in Account.model_fields if n.startswith("billing_"))
+_PARTS: dict[str, Any] = {part: (str | None, PydanticField(None, description=f"Billing address: {part}"))
+                          for part in BILLING}
+_Address: Any = create_model("Address", __base__=Strict, **_PARTS)
+if TYPE_CHECKING:
+    Address = Any
+else:
+    Address = _Address
+
+
+def billing_columns(address: Any) -> dict[str, str | None]:
+    """An ``Address`` as an account's ``billing_<part>`` columns."""
+    return {f"billing_{part}": getattr(address, part) for part in BILLING}
+
+
+def billing_address(account: Account) -> Any:
+    """An account's ``billing_<part>`` columns as an ``Address``."""
+    return Address(**{part: getattr(account, f"billing_{part}") for part in BILLING})
 
 
 class Contact(Record, table=True):

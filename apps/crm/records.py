@@ -33,14 +33,6 @@ _CREATED = _optional("When it was created (naive: in the world's zone; default: 
 _RELATED = _optional("The record it is about: <account|contact|lead|opportunity|case>/<key>")
 
 
-class Billing(Strict):
-    street: str | None = None
-    city: str | None = None
-    state: str | None = None
-    postal_code: str | None = None
-    country: str | None = None
-
-
 class HistoryEntry(Strict):
     field: Literal["stage", "amount", "close_date"]
     old: str | float | date | None = None
@@ -61,7 +53,7 @@ if TYPE_CHECKING:  # models made at run time: mypy sees them as Any
 else:
     AccountRecord = _record(m.Account, "name owner industry type parent website phone billing", created=_CREATED,
                             parent=_optional("Key of the parent account"),
-                            billing=(Billing, Field(default_factory=Billing, description="Billing address")))
+                            billing=(m.Address, Field(default_factory=m.Address, description="Billing address")))
     ContactRecord = _record(m.Contact, "account first_name last_name title email phone reports_to owner",
                             account=_optional("Key of the contact's account"), created=_CREATED,
                             reports_to=_optional("Key of the contact this one reports to"),

@@ -24,14 +24,6 @@ class Public(Strict):
         return self
 
 
-class Address(Public):
-    street: str | None = None
-    city: str | None = None
-    state: str | None = None
-    postal_code: str | None = None
-    country: str | None = None
-
-
 if TYPE_CHECKING:
     # mypy cannot see the fields of a model made at run time (``derive``): it checks each against the
     # entity it is made from, whose fields it has.
@@ -86,7 +78,7 @@ else:
 
 class Account(_AccountFields):
     parent_name: str | None = Field(description="Name of the parent account")
-    billing_address: Address = Field(description="Billing address")
+    billing_address: m.Address = Field(description="Billing address")
 
 
 class Contact(_ContactFields):

@@ -66,9 +66,7 @@ class _Seeder:
         return found
 
     def accounts(self, a: Any, row: dict) -> dict[str, Any]:
-        b = a.billing
-        return dict(parent_id=self.ref("account", a.parent), billing_street=b.street, billing_city=b.city,
-                    billing_state=b.state, billing_postal_code=b.postal_code, billing_country=b.country)
+        return dict(parent_id=self.ref("account", a.parent), **m.billing_columns(a.billing))
 
     def contacts(self, c: Any, row: dict) -> dict[str, Any]:
         owner = c.owner or self.crm.accounts[c.account].owner

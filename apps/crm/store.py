@@ -143,8 +143,7 @@ def full_name(row: m.Contact | m.Lead) -> str:
 
 def account(ctx: Ctx, a: m.Account) -> Any:
     return s.Account(**seen(a), parent_name=_name_of(ctx, m.Account, a.parent_id),
-                     billing_address=s.Address(street=a.billing_street, city=a.billing_city, state=a.billing_state,
-                                               postal_code=a.billing_postal_code, country=a.billing_country))
+                     billing_address=m.billing_address(a))
 
 
 def contact(ctx: Ctx, c: m.Contact) -> Any:
