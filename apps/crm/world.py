@@ -39,6 +39,9 @@ class CrmSection:
     """The CRM's section of a world (``worlds.sections.WorldSection``)."""
 
     folder = "crm"
+    # What generating depends on beside this module: a change here writes generated worlds again.
+    sources = tuple(str(Path(__file__).with_name(f"{name}.py"))
+                    for name in ("generate", "records", "models", "picklists", "worldfiles"))
 
     def load(self, root: Path, info: WorldInfo, problems: list[str]) -> CrmData:
         return worldfiles.load(root, info, problems)

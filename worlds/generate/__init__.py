@@ -34,10 +34,7 @@ def generate(seed: int, size: str, out: Path, progress: bool = False, name: str 
              sections: Sections | None = None) -> Path:
     """Write a world of ``size`` (a key of ``SIZES``) for ``seed`` into ``out``; return ``out``. Apps that
     bring their own world section (``sections``; default: the registry's) generate and write their data themselves."""
-    if sections is None:
-        from simulator.registry import world_sections
-
-        sections = world_sections()
+    sections = _sections(sections)
     # The section whose records the stories are told over (the CRM's) builds them first, with this faker.
     told, records = next((app, s) for app, s in sections.items() if hasattr(s, "builder"))
     spec = SIZES[size]
@@ -69,6 +66,15 @@ def generate(seed: int, size: str, out: Path, progress: bool = False, name: str 
     return out
 
 
+def _sections(sections: Sections | None) -> Sections:
+    """The sections given, or the registry's (every app's)."""
+    if sections is not None:
+        return sections
+    from simulator.registry import world_sections
+
+    return world_sections()
+
+
 def _ticker(bar: Progress | None, label: str, total: int):
     if bar is None:
         return lambda n=1: None
@@ -97,7 +103,8 @@ def ensure(size: str, seed: int = 1, base: Path | None = None, sections: Section
     """A generated world on disk, written once per (size, seed, generator code): ``generated-m`` for tests
     and benchmarks without committing megabytes of mail. A changed generator writes a fresh folder."""
     code = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))))
-    code.update(sections_key(sections or {}).encode())
+    sections = _sections(sections)
+    code.update(sections_key(sections).encode())
     folder = (base or cache_root()) / f"generated-{size}-{seed}-{code.hexdigest()[:12]}"
     if not (folder / "world.yaml").is_file():
         partial = folder.with_name(folder.name + f".{os.getpid()}.tmp")
