@@ -119,7 +119,7 @@ class Lead(Record, table=True):
     title: str | None = attr(None, description="Job title ('' clears it)")
     email: str | None = attr(None, index=True, description="Email address ('' clears it)")
     phone: str | None = attr(None, description="Phone number ('' clears it)")
-    status: LeadStatus = attr("New", description="Status (a lead starts New and never goes back to New)",
+    status: LeadStatus = attr("New", description="Status (usually New to start); a lead never goes back to New",
                               sa_type=String)
     source: LeadSource | None = attr(None, description="Where the lead came from", sa_type=String)
     industry: str | None = attr(None, description="The company's industry ('' clears it)")
