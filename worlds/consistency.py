@@ -21,7 +21,6 @@ from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 from worlds import sheets
-from worlds.lines import Lines, read_yaml
 from worlds.model import World
 from worlds.sections import Sections
 
@@ -69,19 +68,22 @@ class _Facts:
             if hasattr(section, "meetings") and app in world.sections:
                 for meeting in section.meetings(world.sections[app], world.info):
                     self.meetings.setdefault(meeting["title"], []).append(meeting)
-        self.opps = world.crm.opportunities
+        self.opps: dict = {}  # the deals a section declares (the CRM's opportunities), and where each is written
+        self._deal_at = lambda key: key
+        for app, section in sections.items():
+            if hasattr(section, "deals") and app in world.sections:
+                data = world.sections[app]
+                self.opps = section.deals(data)
+                self._deal_at = lambda key, s=section, d=data: s.deal_at(d, key)
         self.by_name: dict[str, list[str]] = {}
         self.by_word: dict[str, list[str]] = {}
         for key, opp in self.opps.items():
             self.by_name.setdefault(opp.name, []).append(key)
             self.by_word.setdefault(opp.name.split()[0], []).append(opp.name)
-        self._crm_lines: Lines | None = None
         self.sheet_totals_by_name: dict[str, list[tuple[float, str]]] = {}
 
     def crm_at(self, key: str) -> str:
-        if self._crm_lines is None:
-            _, self._crm_lines = read_yaml(self.world.root / "crm" / "opportunities.yaml", "crm/opportunities.yaml", [])
-        return self._crm_lines.at("crm/opportunities.yaml", (key,))
+        return self._deal_at(key)
 
     def amount_at(self, key: str, moment: datetime) -> float | None:
         """The opportunity's amount at ``moment``: today's, with later changes of its history undone."""

@@ -4,7 +4,6 @@ Layout::
 
     world.yaml      company, domain, date "now", time zone, default actor, people, outsiders
     mail/           messages as .eml files, attachments, mailbox state (see ``worlds.mailfiles``)
-    crm/            one YAML file per CRM object (see ``worlds.crm``)
 
 Loading never stops at the first problem: ``WorldError.problems`` lists them all, each written
 ``file:line: what is wrong``, so one run of ``officeworld worlds check`` shows everything to fix.
@@ -18,7 +17,6 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from worlds import crm
 from worlds.lines import Lines, pydantic_problems, read_yaml
 from worlds.mailfiles import check_mail, load_mail
 from worlds.model import World, WorldInfo
@@ -69,11 +67,10 @@ def load_world(name_or_path: str | Path, sections: Sections | None = None) -> Wo
     if info is None:
         raise WorldError(root, problems)
     check_mail(info, mail, box_lines, problems)
-    crm_data = crm.load(root, info, problems)
     own = load_sections(root, info, sections or {}, problems)
     if problems:
         raise WorldError(root, problems)
-    return World(root=root, info=info, mail=mail, crm=crm_data, content_hash=content_hash(root),
+    return World(root=root, info=info, mail=mail, content_hash=content_hash(root),
                  sections=own)
 
 

@@ -9,7 +9,6 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from worlds.crm import CrmData
 
 
 class Strict(BaseModel):
@@ -116,7 +115,6 @@ class World(Strict):
     root: Path
     info: WorldInfo
     mail: MailData
-    crm: CrmData
     content_hash: str
     sections: dict[str, Any] = Field(default_factory=dict, description="Data of apps that bring their own "
                                      "world section (``worlds.sections``), by app name")

@@ -1,7 +1,7 @@
 """An app's own section of a world: how the app reads, checks, writes and generates its data.
 
 ``worlds`` keeps the company-wide part (``world.yaml``: company, people, outsiders, time zone) and the
-sections of mail and CRM that it has always held. Any other app brings its section itself, as
+sections of mail that it has always held. Any other app brings its section itself, as
 an object with this shape (``App.world`` in the kit; the simulator's registry collects them), so that
 nothing in ``worlds/`` names that app. The loader, writer and generator take a mapping
 ``{app name: section}``; a world folder without the app's folder gets the section's empty data.
@@ -74,6 +74,7 @@ def sections_key(sections: Sections) -> str:
     code spans several files lists them as ``sources``; else its class's module is digested."""
     digest = hashlib.sha256()
     for name in sorted(sections):
-        files = getattr(sections[name], "sources", None) or [Path(inspect.getfile(type(sections[name])))]
-        digest.update(name.encode() + b"".join(Path(f).read_bytes() for f in files))
+        section = sections[name]  # its module, and the modules it names in an optional ``sources``
+        for path in [inspect.getfile(type(section)), *getattr(section, "sources", ())]:
+            digest.update(name.encode() + Path(path).read_bytes())
     return digest.hexdigest()[:12]

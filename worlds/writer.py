@@ -14,7 +14,6 @@ from pathlib import Path
 
 import yaml
 
-from worlds.crm import CrmData
 from worlds.model import MailData, MailMessage, World, WorldInfo
 from worlds.sections import Sections
 
@@ -32,7 +31,6 @@ def write_world(world: World, out: Path, sections: Sections | None = None) -> Pa
     its own world section (``sections``) writes its data itself."""
     write_info(world.info, out)
     write_mail(world.mail, out)
-    write_crm(world.crm, out)
     for name, section in (sections or {}).items():
         if name in world.sections:
             section.write(world.sections[name], out)
@@ -44,16 +42,6 @@ def write_info(info: WorldInfo, out: Path) -> None:
     data["people"] = [_without_none(p) for p in data["people"]]
     data["outsiders"] = [_without_none(o) for o in data["outsiders"]]
     dump_yaml(data, out / "world.yaml")
-
-
-def write_crm(crm: CrmData, out: Path) -> None:
-    data = crm.model_dump(mode="json", exclude_defaults=True)
-    for name in ("accounts", "contacts", "leads", "opportunities", "cases", "notes"):
-        if data.get(name):
-            dump_yaml(data[name], out / "crm" / f"{name}.yaml")
-    activities = {name: data[name] for name in ("tasks", "events") if data.get(name)}
-    if activities:
-        dump_yaml(activities, out / "crm" / "activities.yaml")
 
 
 def write_mail(mail: MailData, out: Path, thread_of=None) -> None:

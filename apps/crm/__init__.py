@@ -6,6 +6,7 @@ from pathlib import Path
 
 from apps.crm import activities, leads, models, operations, recycle, selling, service, views
 from apps.crm.seed import seed
+from apps.crm.world import SECTION
 from apps.kit import App, OperationSet
 
 APP = App(
@@ -16,5 +17,6 @@ APP = App(
                 .include(recycle.ops)),
     tables=models.TABLES,
     seed=seed,
+    world=SECTION,  # type: ignore[arg-type]  # until worlds.sections.WorldSection is generic over its data (types branch)
     source_dir=Path(__file__).parent,
 )

@@ -16,7 +16,6 @@ from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm import selling, store
 from apps.kit import Conflict, Ctx, Invalid, OperationSet
-from worlds.crm_picklists import LeadSource, LeadStatus
 
 ops = OperationSet("crm")
 
@@ -32,30 +31,17 @@ def get_lead(ctx: Ctx, lead_id: int) -> s.Lead:
 
 
 @ops.write
-def create_lead(ctx: Ctx, last_name: str, company: str, first_name: str = "", title: str | None = None,
-                email: str | None = None, phone: str | None = None, source: LeadSource | None = None,
-                industry: str | None = None, status: LeadStatus = "New", owner: str | None = None,
-                description: str = "") -> s.Lead:
+def create_lead(ctx: Ctx, fields: s.LeadCreate, owner: str | None = None) -> s.Lead:
     """Create a lead: a person at a company who may become a customer.
 
     Args:
-        last_name: Last name (required).
-        company: The lead's company (required).
-        first_name: First name.
-        title: Job title.
-        email: Email address.
-        phone: Phone number.
-        source: Where the lead came from.
-        industry: The company's industry.
-        status: Starting status (usually New).
         owner: Address of the user who works the lead; defaults to you.
-        description: Free-text description.
     """
-    lead = store.new(ctx, m.Lead, owner, last_name=store.required_text(last_name, "last_name"),
-                     company=store.required_text(company, "company"), first_name=first_name.strip(), title=title,
-                     email=store.email(email), phone=phone, source=source, industry=industry, status=status,
-                     description=description)
-    return store.lead(ctx, lead)
+    values = fields.model_dump()
+    values.update(last_name=store.required_text(values["last_name"], "last_name"),
+                  company=store.required_text(values["company"], "company"), first_name=values["first_name"].strip(),
+                  email=store.email(values["email"]))
+    return store.lead(ctx, store.new(ctx, m.Lead, owner, **values))
 
 
 def _editable(ctx: Ctx, lead_id: int) -> m.Lead:
@@ -68,39 +54,23 @@ def _editable(ctx: Ctx, lead_id: int) -> m.Lead:
 
 
 @ops.write
-def update_lead(ctx: Ctx, lead_id: int, status: LeadStatus | None = None, first_name: str | None = None,
-                last_name: str | None = None, company: str | None = None, title: str | None = None,
-                email: str | None = None, phone: str | None = None, source: LeadSource | None = None,
-                industry: str | None = None, owner: str | None = None, description: str | None = None) -> s.Lead:
+def update_lead(ctx: Ctx, lead_id: int, fields: s.LeadUpdate, owner: str | None = None) -> s.Lead:
     """Change a lead; fields left out keep their value. Only its owner or their managers may.
 
     Args:
         lead_id: Id of the lead.
-        status: New status; a lead never goes back to New.
-        first_name: New first name.
-        last_name: New last name.
-        company: New company.
-        title: New job title ('' clears it).
-        email: New email address ('' clears it).
-        phone: New phone number ('' clears it).
-        source: Where the lead came from.
-        industry: New industry ('' clears it).
         owner: Reassign to this user.
-        description: New description.
     """
     lead = _editable(ctx, lead_id)
-    if status == "New" and lead.status != "New":
+    values = fields.model_dump(exclude_unset=True)
+    if values.get("status") == "New" and lead.status != "New":
         raise Invalid(f"status: a {lead.status} lead cannot go back to New", field="status")
-    values = dict(status=status, first_name=first_name, title=title, phone=phone, source=source,
-                  industry=industry, description=description)
-    values = {k: (None if v == "" and k not in ("first_name", "description") else v)
-              for k, v in values.items() if v is not None}
-    if last_name is not None:
-        values["last_name"] = store.required_text(last_name, "last_name")
-    if company is not None:
-        values["company"] = store.required_text(company, "company")
-    if email is not None:
-        values["email"] = store.email(email)
+    values = {k: (None if v == "" and k not in ("first_name", "description") else v) for k, v in values.items()}
+    for name in ("last_name", "company"):
+        if name in values:
+            values[name] = store.required_text(values[name] or "", name)
+    if "email" in values:
+        values["email"] = store.email(values["email"])
     if owner is not None:
         values["owner"] = store.person(ctx, owner)
     lead.sqlmodel_update(values)

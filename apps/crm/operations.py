@@ -10,7 +10,6 @@ from apps.crm import fastpath, store
 from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.kit import Ctx, OperationSet
-from worlds.crm_picklists import AccountType
 
 ops = OperationSet("crm")
 
@@ -52,74 +51,29 @@ def _account_values(ctx: Ctx, account: m.Account | None, values: dict) -> dict:
 
 
 @ops.write
-def create_account(ctx: Ctx, name: str, industry: str | None = None, type: AccountType | None = None,
-                   owner: str | None = None, parent_id: int | None = None, website: str | None = None,
-                   phone: str | None = None, billing_street: str | None = None, billing_city: str | None = None,
-                   billing_state: str | None = None, billing_postal_code: str | None = None,
-                   billing_country: str | None = None, annual_revenue: float | None = None,
-                   employees: int | None = None, description: str = "") -> s.Account:
+def create_account(ctx: Ctx, fields: s.AccountCreate, owner: str | None = None) -> s.Account:
     """Create an account (a company you sell to or work with).
 
     Args:
-        name: The company's name.
-        industry: Industry, e.g. 'Logistics'.
-        type: Relationship to the company.
         owner: Address of the user who owns it; defaults to you.
-        parent_id: Id of the parent account, for subsidiaries.
-        website: Web address.
-        phone: Main phone number.
-        billing_street: Billing address: street.
-        billing_city: Billing address: city.
-        billing_state: Billing address: state or province.
-        billing_postal_code: Billing address: postal code.
-        billing_country: Billing address: country.
-        annual_revenue: Annual revenue in dollars (not negative).
-        employees: Number of employees (not negative).
-        description: Free-text description.
     """
-    values = _account_values(ctx, None, dict(
-        name=name, industry=industry, type=type, parent_id=parent_id, website=website, phone=phone,
-        billing_street=billing_street, billing_city=billing_city, billing_state=billing_state,
-        billing_postal_code=billing_postal_code, billing_country=billing_country,
-        annual_revenue=annual_revenue, employees=employees, description=description))
+    values = _account_values(ctx, None, fields.model_dump())
     return store.account(ctx, store.new(ctx, m.Account, owner, **values))
 
 
 @ops.write
-def update_account(ctx: Ctx, account_id: int, name: str | None = None, industry: str | None = None,
-                   type: AccountType | None = None, owner: str | None = None, parent_id: int | None = None,
-                   website: str | None = None, phone: str | None = None, billing_street: str | None = None,
-                   billing_city: str | None = None, billing_state: str | None = None,
-                   billing_postal_code: str | None = None, billing_country: str | None = None,
-                   annual_revenue: float | None = None, employees: int | None = None,
-                   description: str | None = None) -> s.Account:
+def update_account(ctx: Ctx, account_id: int, fields: s.AccountUpdate, owner: str | None = None) -> s.Account:
     """Change an account's fields; fields left out keep their value. Only its owner or their managers may.
 
     Args:
         account_id: Id of the account.
-        name: New name.
-        industry: New industry ('' clears it).
-        type: New relationship type.
         owner: Reassign to this user.
-        parent_id: New parent account id.
-        website: New web address ('' clears it).
-        phone: New phone number ('' clears it).
-        billing_street: New billing street.
-        billing_city: New billing city.
-        billing_state: New billing state or province.
-        billing_postal_code: New billing postal code.
-        billing_country: New billing country.
-        annual_revenue: New annual revenue (not negative).
-        employees: New number of employees (not negative).
-        description: New description.
     """
     a = store.get(ctx, m.Account, account_id, "account_id")
     store.check_edit(ctx, a, f"account {a.id} ({a.name})")
-    values = _account_values(ctx, a, dict(
-        name=name, industry=industry, type=type, parent_id=parent_id, website=website, phone=phone,
-        billing_street=billing_street, billing_city=billing_city, billing_state=billing_state,
-        billing_postal_code=billing_postal_code, billing_country=billing_country,
-        annual_revenue=annual_revenue, employees=employees))
+    changes = fields.model_dump(exclude_unset=True)
+    description = changes.pop("description", None)
+    values = _account_values(ctx, a, changes)
     if description is not None:
         values["description"] = description
     if owner is not None:
@@ -152,52 +106,30 @@ def _contact_values(ctx: Ctx, contact: m.Contact | None, values: dict) -> dict:
 
 
 @ops.write
-def create_contact(ctx: Ctx, last_name: str, account_id: int | None = None, first_name: str = "",
-                   title: str | None = None, email: str | None = None, phone: str | None = None,
-                   reports_to_id: int | None = None, owner: str | None = None) -> s.Contact:
+def create_contact(ctx: Ctx, fields: s.ContactCreate, owner: str | None = None) -> s.Contact:
     """Create a contact, usually at an account.
 
     Args:
-        last_name: Last name (required, as in Salesforce).
-        account_id: Id of the contact's account.
-        first_name: First name.
-        title: Job title.
-        email: Email address.
-        phone: Phone number.
-        reports_to_id: Id of the contact this one reports to.
         owner: Address of the user who owns it; defaults to the account's owner, else you.
     """
-    if owner is None and account_id is not None:
-        owner = store.get(ctx, m.Account, account_id, "account_id").owner
-    values = _contact_values(ctx, None, dict(
-        account_id=account_id, first_name=first_name.strip(), last_name=last_name, title=title, email=email,
-        phone=phone, reports_to_id=reports_to_id))
-    return store.contact(ctx, store.new(ctx, m.Contact, owner, **values))
+    values = fields.model_dump()
+    if owner is None and values["account_id"] is not None:
+        owner = store.get(ctx, m.Account, values["account_id"], "account_id").owner
+    values["first_name"] = values["first_name"].strip()
+    return store.contact(ctx, store.new(ctx, m.Contact, owner, **_contact_values(ctx, None, values)))
 
 
 @ops.write
-def update_contact(ctx: Ctx, contact_id: int, account_id: int | None = None, first_name: str | None = None,
-                   last_name: str | None = None, title: str | None = None, email: str | None = None,
-                   phone: str | None = None, reports_to_id: int | None = None,
-                   owner: str | None = None) -> s.Contact:
+def update_contact(ctx: Ctx, contact_id: int, fields: s.ContactUpdate, owner: str | None = None) -> s.Contact:
     """Change a contact's fields; fields left out keep their value. Only its owner or their managers may.
 
     Args:
         contact_id: Id of the contact.
-        account_id: Move the contact to this account.
-        first_name: New first name.
-        last_name: New last name.
-        title: New job title ('' clears it).
-        email: New email address ('' clears it).
-        phone: New phone number ('' clears it).
-        reports_to_id: Id of the contact this one now reports to.
         owner: Reassign to this user.
     """
     c = store.get(ctx, m.Contact, contact_id, "contact_id")
     store.check_edit(ctx, c, f"contact {c.id} ({store.full_name(c)})")
-    values = _contact_values(ctx, c, dict(
-        account_id=account_id, first_name=first_name, last_name=last_name, title=title, email=email,
-        phone=phone, reports_to_id=reports_to_id))
+    values = _contact_values(ctx, c, fields.model_dump(exclude_unset=True))
     if owner is not None:
         values["owner"] = store.person(ctx, owner)
     c.sqlmodel_update(values)

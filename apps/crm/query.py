@@ -48,7 +48,7 @@ def tokenize(text: str) -> list[tuple[str, str]]:
         match = _TOKEN.match(text, pos)
         if match is None or match.end() == pos:
             raise _bad(f"cannot read {text[pos:pos + 20]!r}")
-        kind = match.lastgroup
+        kind = match.lastgroup or ""
         tokens.append((kind, match.group(kind)))
         pos = match.end()
     return tokens

@@ -14,21 +14,22 @@ who deleted it, or anyone who may edit it, may restore it.
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from sqlmodel import select
+from sqlmodel import SQLModel, col, select
 
 from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm import store
+from apps.crm.picklists import ParentObject
 from apps.kit import Conflict, Ctx, Forbidden, NotFound, OperationSet
-from worlds.crm_picklists import ParentObject
 
 ops = OperationSet("crm")
 DeletableObject = ParentObject  # Task, Event and Note are deleted with their own operation below
 _CHILDREN = {"Account": [("Contact", "account_id"), ("Opportunity", "account_id"), ("Case", "account_id")]}
 _CLEARED = {"Account": [("Account", "parent_id")], "Contact": [("Contact", "reports_to_id"), ("Case", "contact_id")]}
 _ACTIVITIES = (("Task", m.Task), ("Event", m.Event), ("Note", m.Note))
-_TABLES = {**m.OBJECTS, "OpportunityHistory": m.OpportunityHistory}
+_TABLES: dict[str, type[SQLModel]] = {**m.OBJECTS, "OpportunityHistory": m.OpportunityHistory}
 
 
 def _name(obj: str, row) -> str:
@@ -37,7 +38,7 @@ def _name(obj: str, row) -> str:
     return str(getattr(row, "name", None) or getattr(row, "subject", None) or getattr(row, "title", "") or "")
 
 
-def _doomed(ctx: Ctx, obj: str, row) -> list[tuple[str, object]]:
+def _doomed(ctx: Ctx, obj: str, row) -> list[tuple[str, Any]]:
     """The record and everything deleted with it, the record first."""
     found = [(obj, row)]
     for child, column in _CHILDREN.get(obj, []):
@@ -54,7 +55,7 @@ def _doomed(ctx: Ctx, obj: str, row) -> list[tuple[str, object]]:
     return found
 
 
-def _check_may_delete(ctx: Ctx, doomed: list[tuple[str, object]]) -> None:
+def _check_may_delete(ctx: Ctx, doomed: list[tuple[str, Any]]) -> None:
     obj, row = doomed[0]
     store.check_edit(ctx, row, f"{obj.lower()} {row.id} ({_name(obj, row)})")
     for child, r in doomed[1:]:
@@ -83,7 +84,7 @@ def delete(ctx: Ctx, obj: str, record_id: int) -> s.DeletedRecord:
     _check_may_delete(ctx, doomed)
     keys = {(o, r.id) for o, r in doomed}
     cleared = [c for o, r in doomed if o in m.OBJECTS for c in _clear_links(ctx, o, r, keys)]
-    top = None
+    top: m.Deleted | None = None
     for o, r in doomed:
         entry = m.Deleted(object=o, record_id=r.id, name=_name(o, r), group_id=top.id if top else None,
                           data=json.dumps(r.model_dump(mode="json"), sort_keys=True),
@@ -94,11 +95,13 @@ def delete(ctx: Ctx, obj: str, record_id: int) -> s.DeletedRecord:
         top = top or entry
         ctx.session.delete(r)
     ctx.session.flush()
+    if top is None:
+        raise RuntimeError("nothing was deleted")
     return _summary(ctx, top)
 
 
 def _summary(ctx: Ctx, top: m.Deleted) -> s.DeletedRecord:
-    others = ctx.session.exec(select(m.Deleted).where(m.Deleted.group_id == top.id).order_by(m.Deleted.id)).all()
+    others = ctx.session.exec(select(m.Deleted).where(m.Deleted.group_id == top.id).order_by(col(m.Deleted.id))).all()
     return s.DeletedRecord(object=top.object, id=top.record_id, name=top.name, deleted_by=top.deleted_by,
                            deleted_at=top.deleted_at,
                            deleted_with_it=[s.RecordRef(object=o.object, id=o.record_id) for o in others
@@ -118,15 +121,16 @@ def _parent_missing(ctx: Ctx, entry: m.Deleted, data: dict) -> str | None:
 
 def restore(ctx: Ctx, obj: str, record_id: int) -> s.DeletedRecord:
     entry = ctx.session.exec(select(m.Deleted).where(m.Deleted.object == obj, m.Deleted.record_id == record_id)
-                             .order_by(m.Deleted.id.desc())).first()
+                             .order_by(col(m.Deleted.id).desc())).first()
     if entry is None:
         raise NotFound(f"no {obj.lower()} {record_id} in the recycle bin", field="record_id")
     if entry.group_id is not None:
         top = ctx.session.get(m.Deleted, entry.group_id)
-        raise Conflict(f"{obj.lower()} {record_id} was deleted with {top.object.lower()} {top.record_id} "
-                       f"({top.name}); restore that {top.object.lower()} to bring it back", field="record_id")
+        what = f"{top.object.lower()} {top.record_id} ({top.name})" if top else "another record"
+        raise Conflict(f"{obj.lower()} {record_id} was deleted with {what}; restore that to bring it back",
+                       field="record_id")
     data = json.loads(entry.data)
-    row = m.OBJECTS[obj].model_validate(data)
+    row: Any = m.OBJECTS[obj].model_validate(data)
     if entry.deleted_by != ctx.actor and not store.can_edit(ctx, row):
         raise Forbidden(f"only {entry.deleted_by}, who deleted it, or someone who may edit it can restore "
                         f"{obj.lower()} {record_id}", field="record_id")
@@ -134,7 +138,7 @@ def restore(ctx: Ctx, obj: str, record_id: int) -> s.DeletedRecord:
     if problem:
         raise Conflict(f"cannot restore {obj.lower()} {record_id}: {problem}", field="record_id")
     summary = _summary(ctx, entry)
-    group = [entry, *ctx.session.exec(select(m.Deleted).where(m.Deleted.group_id == entry.id).order_by(m.Deleted.id))]
+    group = [entry, *ctx.session.exec(select(m.Deleted).where(m.Deleted.group_id == entry.id).order_by(col(m.Deleted.id)))]
     for e in group:
         ctx.session.add(_TABLES[e.object].model_validate(json.loads(e.data)))
     ctx.session.flush()
@@ -192,8 +196,8 @@ def list_recycle_bin(ctx: Ctx, everyone: bool = False) -> list[s.DeletedRecord]:
     Args:
         everyone: List what every user deleted, not only you.
     """
-    query = select(m.Deleted).where(m.Deleted.group_id.is_(None))
+    query = select(m.Deleted).where(col(m.Deleted.group_id).is_(None))
     if not everyone:
         query = query.where(m.Deleted.deleted_by == ctx.actor)
-    return [_summary(ctx, e) for e in ctx.session.exec(query.order_by(m.Deleted.deleted_at.desc(),
-                                                                       m.Deleted.id.desc()))]
+    return [_summary(ctx, e) for e in ctx.session.exec(query.order_by(col(m.Deleted.deleted_at).desc(),
+                                                                       col(m.Deleted.id).desc()))]

@@ -1,148 +1,122 @@
-"""What CRM operations take and return: the public shapes, separate from the tables."""
+"""What CRM operations take and return: results and argument models derived from the entities in
+``models`` (``apps.kit.entity``), plus the shapes no table holds (search hits, query results, totals)."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
-from typing import Annotated, Any, Literal
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Literal, Self
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import Field, model_validator
 
-# SQLite hands times back without their zone; every stored time is UTC, so say so in results.
-Time = Annotated[datetime, AfterValidator(lambda t: t if t.tzinfo else t.replace(tzinfo=timezone.utc))]
-
-
-class Public(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+from apps.crm import models as m
+from apps.kit.entity import Strict, derive
 
 
-class Audit(Public):
-    id: int
-    owner: str = Field(description="Address of the person who owns the record")
-    created_by: str
-    created_at: Time
-    updated_at: Time
+class Public(Strict):
+    """A result: SQLite hands times back without their zone, and every stored time is UTC, so say so."""
+
+    @model_validator(mode="after")
+    def _utc(self) -> Self:
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if isinstance(value, datetime) and value.tzinfo is None:
+                object.__setattr__(self, name, value.replace(tzinfo=timezone.utc))
+        return self
 
 
-class Address(Public):
-    street: str | None = None
-    city: str | None = None
-    state: str | None = None
-    postal_code: str | None = None
-    country: str | None = None
+if TYPE_CHECKING:
+    # mypy cannot see the fields of a model made at run time (``derive``): it checks each against the
+    # entity it is made from, whose fields it has.
+    AccountCreate = m.Account
+    AccountUpdate = m.Account
+    ContactCreate = m.Contact
+    ContactUpdate = m.Contact
+    LeadCreate = m.Lead
+    LeadUpdate = m.Lead
+    OpportunityCreate = m.Opportunity
+    OpportunityUpdate = m.Opportunity
+    CaseCreate = m.Case
+    CaseUpdate = m.Case
+    TaskCreate = m.Task
+    TaskUpdate = m.Task
+    EventCreate = m.Event
+    NoteCreate = m.Note
+    _AccountFields = m.Account
+    _ContactFields = m.Contact
+    _LeadFields = m.Lead
+    _OpportunityFields = m.Opportunity
+    _CaseFields = m.Case
+    _TaskFields = m.Task
+    _EventFields = m.Event
+    _NoteFields = m.Note
+    _OpportunityHistoryFields = Any  # fastpath builds it from raw rows
+else:
+    AccountCreate = derive(m.Account, "create")
+    AccountUpdate = derive(m.Account, "update")
+    ContactCreate = derive(m.Contact, "create")
+    ContactUpdate = derive(m.Contact, "update")
+    LeadCreate = derive(m.Lead, "create")
+    LeadUpdate = derive(m.Lead, "update")
+    OpportunityCreate = derive(m.Opportunity, "create")
+    OpportunityUpdate = derive(m.Opportunity, "update")
+    CaseCreate = derive(m.Case, "create")
+    CaseUpdate = derive(m.Case, "update")
+    TaskCreate = derive(m.Task, "create")
+    TaskUpdate = derive(m.Task, "update")
+    EventCreate = derive(m.Event, "create")
+    NoteCreate = derive(m.Note, "create")
+    _AccountFields = derive(m.Account, "see", "AccountFields", base=Public)
+    _ContactFields = derive(m.Contact, "see", "ContactFields", base=Public)
+    _LeadFields = derive(m.Lead, "see", "LeadFields", base=Public)
+    _OpportunityFields = derive(m.Opportunity, "see", "OpportunityFields", base=Public)
+    _CaseFields = derive(m.Case, "see", "CaseFields", base=Public)
+    _TaskFields = derive(m.Task, "see", "TaskFields", base=Public)
+    _EventFields = derive(m.Event, "see", "EventFields", base=Public)
+    _NoteFields = derive(m.Note, "see", "NoteFields", base=Public)
+    _OpportunityHistoryFields = derive(m.OpportunityHistory, "see", "OpportunityHistoryFields", base=Public)
 
 
-class Account(Audit):
-    name: str
-    industry: str | None
-    type: str | None
-    parent_id: int | None
-    parent_name: str | None
-    website: str | None
-    phone: str | None
-    billing_address: Address
-    annual_revenue: float | None
-    employees: int | None
-    description: str
+class Account(_AccountFields):
+    parent_name: str | None = Field(description="Name of the parent account")
+    billing_address: m.Address = Field(description="Billing address")
 
 
-class Contact(Audit):
-    account_id: int | None
-    account_name: str | None
-    first_name: str
-    last_name: str
-    name: str
-    title: str | None
-    email: str | None
-    phone: str | None
-    reports_to_id: int | None
-    reports_to_name: str | None
-    lead_source: str | None
+class Contact(_ContactFields):
+    account_name: str | None = Field(description="Name of the account")
+    name: str = Field(description="Full name")
+    reports_to_name: str | None = Field(description="Name of the contact this one reports to")
 
 
-class Lead(Audit):
-    first_name: str
-    last_name: str
-    name: str
-    company: str
-    title: str | None
-    email: str | None
-    phone: str | None
-    status: str
-    source: str | None
-    industry: str | None
-    description: str
-    is_converted: bool
-    converted_at: Time | None
-    converted_account_id: int | None
-    converted_contact_id: int | None
-    converted_opportunity_id: int | None
+class Lead(_LeadFields):
+    name: str = Field(description="Full name")
 
 
-class Opportunity(Audit):
-    account_id: int
-    account_name: str
-    name: str
-    amount: float | None
-    close_date: date | None
-    stage: str
-    probability: int
-    is_closed: bool
-    is_won: bool
-    next_step: str | None
-    type: str | None
-    lead_source: str | None
-    loss_reason: str | None
-    description: str
+class Opportunity(_OpportunityFields):
+    account_name: str = Field(description="Name of the account")
+    is_closed: bool = Field(description="Closed Won or Closed Lost")
+    is_won: bool = Field(description="Closed Won")
 
 
-class FieldChange(Public):
-    field: str = Field(description="stage, amount, close_date, or 'created'")
-    old_value: str | None
-    new_value: str | None
-    changed_by: str
-    changed_at: Time
+class Case(_CaseFields):
+    account_name: str | None = Field(description="Name of the account")
+    contact_name: str | None = Field(description="Name of the contact")
+    is_closed: bool = Field(description="Status Closed")
 
 
-class Case(Audit):
-    account_id: int | None
-    account_name: str | None
-    contact_id: int | None
-    contact_name: str | None
-    subject: str
-    description: str
-    status: str
-    priority: str
-    origin: str | None
-    is_closed: bool
-    closed_at: Time | None
+class Task(_TaskFields):
+    """A task."""
 
 
-class Task(Audit):
-    related_object: str | None
-    related_id: int | None
-    subject: str
-    status: str
-    priority: str
-    due_date: date | None
-    description: str
-    completed_at: Time | None
+class Event(_EventFields):
+    """A CRM event."""
 
 
-class Event(Audit):
-    related_object: str | None
-    related_id: int | None
-    subject: str
-    start: Time
-    end: Time
-    location: str | None
-    description: str
+class Note(_NoteFields):
+    """A note."""
 
 
-class Note(Audit):
-    related_object: str
-    related_id: int
-    title: str
-    body: str
+class FieldChange(_OpportunityHistoryFields):
+    """One tracked change of an opportunity."""
 
 
 class AccountDetail(Account):
@@ -226,5 +200,5 @@ class DeletedRecord(Public):
     id: int = Field(description="The id it had and gets back on restore")
     name: str
     deleted_by: str
-    deleted_at: Time
+    deleted_at: datetime
     deleted_with_it: list[RecordRef] = Field(description="Records deleted with it, restored with it")

@@ -7,21 +7,13 @@ Stage, amount and close date changes are tracked in the field history.
 
 from __future__ import annotations
 
-from datetime import date
-
-from sqlmodel import select
+from sqlmodel import col, select
 
 from apps.crm import fastpath, store
 from apps.crm import models as m
 from apps.crm import schemas as s
+from apps.crm.picklists import CLOSED_STAGES, STAGE_PROBABILITY
 from apps.kit import Ctx, Invalid, OperationSet
-from worlds.crm_picklists import (
-    CLOSED_STAGES,
-    STAGE_PROBABILITY,
-    LeadSource,
-    OpportunityType,
-    Stage,
-)
 
 ops = OperationSet("crm")
 TRACKED = ("stage", "amount", "close_date")
@@ -47,13 +39,13 @@ def track(ctx: Ctx, o: m.Opportunity, before: dict) -> None:
     for name in TRACKED:
         old, new = before.get(name), getattr(o, name)
         if old != new:
-            ctx.session.add(m.OpportunityHistory(opportunity_id=o.id, field=name, old_value=_text(old),
+            ctx.session.add(m.OpportunityHistory(opportunity_id=store.ident(o), field=name, old_value=_text(old),
                                                  new_value=_text(new), changed_by=ctx.actor, changed_at=ctx.now))
 
 
 def detail(ctx: Ctx, o: m.Opportunity) -> s.OpportunityDetail:
     rows = ctx.session.exec(select(m.OpportunityHistory).where(m.OpportunityHistory.opportunity_id == o.id)
-                            .order_by(m.OpportunityHistory.changed_at, m.OpportunityHistory.id))
+                            .order_by(col(m.OpportunityHistory.changed_at), col(m.OpportunityHistory.id)))
     history = [s.FieldChange(field=h.field, old_value=h.old_value, new_value=h.new_value, changed_by=h.changed_by,
                              changed_at=h.changed_at) for h in rows]
     return s.OpportunityDetail(**store.opportunity(ctx, o).model_dump(), history=history)
@@ -66,7 +58,7 @@ def open_opportunity(ctx: Ctx, owner: str | None, **values) -> m.Opportunity:
         values["probability"] = STAGE_PROBABILITY[values["stage"]]
     check_opportunity(m.Opportunity(owner="", created_at=ctx.now, updated_at=ctx.now, **values))
     o = store.new(ctx, m.Opportunity, owner, **values)
-    ctx.session.add(m.OpportunityHistory(opportunity_id=o.id, field="created", changed_by=ctx.actor,
+    ctx.session.add(m.OpportunityHistory(opportunity_id=store.ident(o), field="created", changed_by=ctx.actor,
                                          changed_at=ctx.now))
     track(ctx, o, {})
     return o
@@ -83,40 +75,23 @@ def get_opportunity(ctx: Ctx, opportunity_id: int) -> s.OpportunityDetail:
 
 
 @ops.write
-def create_opportunity(ctx: Ctx, account_id: int, name: str, stage: Stage = "Prospecting",
-                       close_date: date | None = None, amount: float | None = None, probability: int | None = None,
-                       owner: str | None = None, next_step: str | None = None, type: OpportunityType | None = None,
-                       lead_source: LeadSource | None = None, loss_reason: str | None = None,
-                       description: str = "") -> s.OpportunityDetail:
+def create_opportunity(ctx: Ctx, fields: s.OpportunityCreate, probability: int | None = None,
+                       owner: str | None = None) -> s.OpportunityDetail:
     """Create an opportunity (a deal) at an account.
 
     Args:
-        account_id: Id of the account the deal is with.
-        name: Name of the deal, e.g. 'Globex - Renewal 2026'.
-        stage: Sales stage; its default probability applies unless probability is given.
-        close_date: Expected (or, when closed, actual) close date, YYYY-MM-DD. Required for closed stages.
-        amount: Deal value in dollars (not negative).
         probability: Chance of winning, 0-100; defaults to the stage's probability.
         owner: Address of the user who owns it; defaults to you.
-        next_step: The next thing to do to move the deal on.
-        type: New or existing business.
-        lead_source: Where the deal came from.
-        loss_reason: Why it was lost (required for Closed Lost).
-        description: Free-text description.
     """
-    store.get(ctx, m.Account, account_id, "account_id")
-    o = open_opportunity(ctx, owner, account_id=account_id, name=name, stage=stage, close_date=close_date,
-                         amount=amount, probability=probability, next_step=next_step or None, type=type,
-                         lead_source=lead_source, loss_reason=loss_reason or None, description=description)
-    return detail(ctx, o)
+    values = fields.model_dump()
+    store.get(ctx, m.Account, values["account_id"], "account_id")
+    values.update(next_step=values["next_step"] or None, loss_reason=values["loss_reason"] or None)
+    return detail(ctx, open_opportunity(ctx, owner, probability=probability, **values))
 
 
 @ops.write
-def update_opportunity(ctx: Ctx, opportunity_id: int, stage: Stage | None = None, amount: float | None = None,
-                       close_date: date | None = None, probability: int | None = None, name: str | None = None,
-                       next_step: str | None = None, loss_reason: str | None = None, owner: str | None = None,
-                       type: OpportunityType | None = None, lead_source: LeadSource | None = None,
-                       description: str | None = None) -> s.OpportunityDetail:
+def update_opportunity(ctx: Ctx, opportunity_id: int, fields: s.OpportunityUpdate, probability: int | None = None,
+                       owner: str | None = None) -> s.OpportunityDetail:
     """Change an opportunity; fields left out keep their value. Only its owner or their managers may.
 
     A new stage resets the probability to the stage's default unless probability is given too.
@@ -124,32 +99,23 @@ def update_opportunity(ctx: Ctx, opportunity_id: int, stage: Stage | None = None
 
     Args:
         opportunity_id: Id of the opportunity.
-        stage: New sales stage.
-        amount: New deal value in dollars (not negative).
-        close_date: New close date, YYYY-MM-DD.
         probability: New chance of winning, 0-100.
-        name: New name.
-        next_step: New next step ('' clears it).
-        loss_reason: Why it was lost ('' clears it).
         owner: Reassign to this user.
-        type: New or existing business.
-        lead_source: Where the deal came from.
-        description: New description.
     """
     o = store.get(ctx, m.Opportunity, opportunity_id, "opportunity_id")
     store.check_edit(ctx, o, f"opportunity {o.id} ({o.name})")
-    before = {name_: getattr(o, name_) for name_ in TRACKED}
-    if stage is not None and stage != o.stage and probability is None:
-        probability = STAGE_PROBABILITY[stage]
-    values = dict(stage=stage, amount=amount, close_date=close_date, probability=probability, type=type,
-                  lead_source=lead_source, description=description)
-    values.update({k: (v or None) for k, v in (("next_step", next_step), ("loss_reason", loss_reason))
-                   if v is not None})
-    if name is not None:
-        values["name"] = store.required_text(name, "name")
+    before = {name: getattr(o, name) for name in TRACKED}
+    values = fields.model_dump(exclude_unset=True)
+    if values.get("stage") not in (None, o.stage) and probability is None:
+        probability = STAGE_PROBABILITY[values["stage"]]
+    if probability is not None:
+        values["probability"] = probability
+    values.update({k: (values[k] or None) for k in ("next_step", "loss_reason") if k in values})
+    if "name" in values:
+        values["name"] = store.required_text(values["name"], "name")
     if owner is not None:
         values["owner"] = store.person(ctx, owner)
-    o.sqlmodel_update({k: v for k, v in values.items() if v is not None or k in ("next_step", "loss_reason")})
+    o.sqlmodel_update(values)
     check_opportunity(o)
     store.stamp(ctx, o)
     track(ctx, o, before)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm import store
+from apps.crm.picklists import CaseStatus
 from apps.kit import Ctx, Invalid, OperationSet
-from worlds.crm_picklists import CaseOrigin, CasePriority, CaseStatus
 
 ops = OperationSet("crm")
 
@@ -37,7 +37,7 @@ def _links(ctx: Ctx, account_id: int | None, contact_id: int | None) -> tuple[in
     return account_id if account_id is not None else contact.account_id, contact_id
 
 
-def _status(ctx: Ctx, case: m.Case, status: str) -> None:
+def _status(ctx: Ctx, case: m.Case, status: CaseStatus) -> None:
     if status == "Closed" and case.status != "Closed":
         case.closed_at = ctx.now
     elif status != "Closed":
@@ -46,56 +46,42 @@ def _status(ctx: Ctx, case: m.Case, status: str) -> None:
 
 
 @ops.write
-def create_case(ctx: Ctx, subject: str, account_id: int | None = None, contact_id: int | None = None,
-                description: str = "", priority: CasePriority = "Medium", origin: CaseOrigin | None = None,
-                status: CaseStatus = "New", owner: str | None = None) -> s.Case:
+def create_case(ctx: Ctx, fields: s.CaseCreate, owner: str | None = None) -> s.Case:
     """Open a support case for a customer.
 
     Args:
-        subject: One line saying what is wrong.
-        account_id: Id of the customer's account (taken from the contact when left out).
-        contact_id: Id of the contact who reported it.
-        description: The details.
-        priority: How urgent it is.
-        origin: How it came in.
-        status: Starting status (usually New).
         owner: Address of the user who handles it; defaults to you.
     """
-    account_id, contact_id = _links(ctx, account_id, contact_id)
-    case = store.new(ctx, m.Case, owner, subject=store.required_text(subject, "subject"), account_id=account_id,
-                     contact_id=contact_id, description=description, priority=priority, origin=origin)
+    values = fields.model_dump()
+    status = values.pop("status")
+    values["account_id"], values["contact_id"] = _links(ctx, values["account_id"], values["contact_id"])
+    values["subject"] = store.required_text(values["subject"], "subject")
+    case = store.new(ctx, m.Case, owner, **values)
     _status(ctx, case, status)
     return store.case(ctx, store.stamp(ctx, case))
 
 
 @ops.write
-def update_case(ctx: Ctx, case_id: int, status: CaseStatus | None = None, priority: CasePriority | None = None,
-                subject: str | None = None, description: str | None = None, contact_id: int | None = None,
-                origin: CaseOrigin | None = None, owner: str | None = None) -> s.Case:
+def update_case(ctx: Ctx, case_id: int, fields: s.CaseUpdate, owner: str | None = None) -> s.Case:
     """Change a case (escalate, reprioritise, reassign, close); fields left out keep their value.
 
     Only the case's owner or their managers may change it.
 
     Args:
         case_id: Id of the case.
-        status: New status; Closed records when it was closed.
-        priority: New priority.
-        subject: New subject.
-        description: New description.
-        contact_id: Id of the reporting contact (at the case's account).
-        origin: How it came in.
         owner: Reassign to this user.
     """
     case = store.get(ctx, m.Case, case_id, "case_id")
     store.check_edit(ctx, case, f"case {case.id} ({case.subject})")
+    values = fields.model_dump(exclude_unset=True)
+    status, contact_id = values.pop("status", None), values.pop("contact_id", None)
     if contact_id is not None:
         case.account_id, case.contact_id = _links(ctx, case.account_id, contact_id)
-    if subject is not None:
-        case.subject = store.required_text(subject, "subject")
+    if "subject" in values:
+        values["subject"] = store.required_text(values["subject"], "subject")
     if owner is not None:
         case.owner = store.person(ctx, owner)
-    case.sqlmodel_update({k: v for k, v in dict(priority=priority, description=description, origin=origin).items()
-                          if v is not None})
+    case.sqlmodel_update(values)
     if status is not None:
         _status(ctx, case, status)
     return store.case(ctx, store.stamp(ctx, case))

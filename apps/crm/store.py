@@ -6,15 +6,21 @@ every record; a record's owner and everyone above the owner in the reporting lin
 
 from __future__ import annotations
 
-from sqlmodel import select
+from typing import Any, TypeVar
+
+from sqlmodel import SQLModel, col, select
 
 from apps.crm import models as m
 from apps.crm import schemas as s
+from apps.crm.picklists import CLOSED_STAGES
 from apps.kit import Ctx, Forbidden, Invalid, NotFound
 from apps.kit.checks import email_address
+from apps.kit.entity import fields_for
+
+R = TypeVar("R", bound=m.Record)
 
 
-def get(ctx: Ctx, table: type[m.Record], record_id: int, field: str) -> m.Record:
+def get(ctx: Ctx, table: type[R], record_id: int, field: str) -> R:
     row = ctx.session.get(table, record_id)
     if row is None:
         raise NotFound(f"no {_label(table)} with id {record_id}", field=field)
@@ -25,7 +31,7 @@ def check_chain(ctx: Ctx, table: type[m.Record], record: m.Record | None, target
                 refusal: str) -> None:
     """Refuse ``target_id`` as ``record``'s ``link`` (its parent, whom it reports to) if following
     that link from the target leads back to ``record``."""
-    node = get(ctx, table, target_id, link)
+    node: m.Record | None = get(ctx, table, target_id, link)
     seen = set()
     while node is not None and node.id not in seen:
         if record is not None and node.id == record.id:
@@ -91,7 +97,21 @@ def non_negative(value: float | int | None, field: str) -> None:
         raise Invalid(f"{field}: must not be negative (got {value})", field=field)
 
 
-def stamp(ctx: Ctx, record: m.Record) -> m.Record:
+def ident_of(value: int | None) -> int:
+    if value is None:
+        raise Invalid("related_id: give the id of the record", field="related_id")
+    return value
+
+
+def ident(row: SQLModel) -> int:
+    """A flushed row's id (a table's ``id`` is ``None`` only before it is written)."""
+    value = getattr(row, "id", None)
+    if not isinstance(value, int):
+        raise RuntimeError(f"{type(row).__name__} has no id yet")
+    return value
+
+
+def stamp(ctx: Ctx, record: R) -> R:
     """Mark a record as changed now and stage it for writing."""
     record.updated_at = ctx.now
     ctx.session.add(record)
@@ -99,70 +119,56 @@ def stamp(ctx: Ctx, record: m.Record) -> m.Record:
     return record
 
 
-def new(ctx: Ctx, table: type[m.Record], owner: str | None = None, **values) -> m.Record:
+def new(ctx: Ctx, table: type[R], owner: str | None = None, **values: Any) -> R:
     record = table(owner=person(ctx, owner), created_by=ctx.actor, created_at=ctx.now, updated_at=ctx.now,
                    **values)
     return stamp(ctx, record)
 
 
-def _audit(r: m.Record) -> dict:
-    return dict(id=r.id, owner=r.owner, created_by=r.created_by, created_at=r.created_at, updated_at=r.updated_at)
+def seen(row: SQLModel) -> dict[str, Any]:
+    """The row's fields that results show (``see`` in ``models``)."""
+    return {name: getattr(row, name) for name in fields_for(type(row), "see")}
 
 
-def _name_of(ctx_or_session, table, record_id: int | None) -> str | None:
-    session = getattr(ctx_or_session, "session", ctx_or_session)
-    row = session.get(table, record_id) if record_id is not None else None
-    if row is None:
-        return None
-    return full_name(row) if isinstance(row, m.Contact) else row.name
+def _name_of(ctx: Ctx, table: type[m.Account] | type[m.Contact], record_id: int | None) -> str | None:
+    row = ctx.session.get(table, record_id) if record_id is not None else None
+    if isinstance(row, m.Contact):
+        return full_name(row)
+    return row.name if isinstance(row, m.Account) else None
 
 
-def full_name(row) -> str:
+def full_name(row: m.Contact | m.Lead) -> str:
     return f"{row.first_name} {row.last_name}".strip()
 
 
-def account(ctx: Ctx, a: m.Account) -> s.Account:
-    return s.Account(
-        **_audit(a), name=a.name, industry=a.industry, type=a.type, parent_id=a.parent_id,
-        parent_name=_name_of(ctx, m.Account, a.parent_id), website=a.website, phone=a.phone,
-        billing_address=s.Address(street=a.billing_street, city=a.billing_city, state=a.billing_state,
-                                  postal_code=a.billing_postal_code, country=a.billing_country),
-        annual_revenue=a.annual_revenue, employees=a.employees, description=a.description,
-    )
+def account(ctx: Ctx, a: m.Account) -> Any:
+    return s.Account(**seen(a), parent_name=_name_of(ctx, m.Account, a.parent_id),
+                     billing_address=m.billing_address(a))
 
 
-def contact(ctx: Ctx, c: m.Contact) -> s.Contact:
-    return s.Contact(
-        **_audit(c), account_id=c.account_id, account_name=_name_of(ctx, m.Account, c.account_id),
-        first_name=c.first_name, last_name=c.last_name, name=full_name(c), title=c.title, email=c.email,
-        phone=c.phone, reports_to_id=c.reports_to_id, reports_to_name=_name_of(ctx, m.Contact, c.reports_to_id),
-        lead_source=c.lead_source,
-    )
+def contact(ctx: Ctx, c: m.Contact) -> Any:
+    return s.Contact(**seen(c), account_name=_name_of(ctx, m.Account, c.account_id), name=full_name(c),
+                     reports_to_name=_name_of(ctx, m.Contact, c.reports_to_id))
 
 
-def lead(ctx: Ctx, r: m.Lead) -> s.Lead:
-    fields = r.model_dump(exclude={"id", "key", "owner", "created_by", "created_at", "updated_at"})
-    return s.Lead(**_audit(r), name=full_name(r), **fields)
+def lead(ctx: Ctx, r: m.Lead) -> Any:
+    return s.Lead(**seen(r), name=full_name(r))
 
 
-def opportunity(ctx: Ctx, o: m.Opportunity) -> s.Opportunity:
-    fields = o.model_dump(exclude={"id", "key", "owner", "created_by", "created_at", "updated_at"})
-    return s.Opportunity(**_audit(o), account_name=_name_of(ctx, m.Account, o.account_id) or "",
-                         is_closed=o.stage in ("Closed Won", "Closed Lost"), is_won=o.stage == "Closed Won",
-                         **fields)
+def opportunity(ctx: Ctx, o: m.Opportunity) -> Any:
+    return s.Opportunity(**seen(o), account_name=_name_of(ctx, m.Account, o.account_id) or "",
+                         is_closed=o.stage in CLOSED_STAGES, is_won=o.stage == "Closed Won")
 
 
-def case(ctx: Ctx, c: m.Case) -> s.Case:
-    fields = c.model_dump(exclude={"id", "key", "owner", "created_by", "created_at", "updated_at"})
-    return s.Case(**_audit(c), account_name=_name_of(ctx, m.Account, c.account_id),
-                  contact_name=_name_of(ctx, m.Contact, c.contact_id), is_closed=c.status == "Closed", **fields)
+def case(ctx: Ctx, c: m.Case) -> Any:
+    return s.Case(**seen(c), account_name=_name_of(ctx, m.Account, c.account_id),
+                  contact_name=_name_of(ctx, m.Contact, c.contact_id), is_closed=c.status == "Closed")
 
 
-def activity(r: m.Task | m.Event | m.Note):
+def activity(r: m.Task | m.Event | m.Note) -> Any:
     shape = {m.Task: s.Task, m.Event: s.Event, m.Note: s.Note}[type(r)]
-    fields = r.model_dump(exclude={"id", "key", "owner", "created_by", "created_at", "updated_at"})
-    return shape(**_audit(r), **fields)
+    return shape(**seen(r))
 
 
-def related(ctx: Ctx, table: type[m.Record], column, record_id: int, order) -> list:
-    return list(ctx.session.exec(select(table).where(column == record_id).order_by(order, table.id)))
+def related(ctx: Ctx, table: type[R], column: Any, record_id: int | None, order: Any) -> list[R]:
+    return list(ctx.session.exec(select(table).where(column == record_id).order_by(order, col(table.id))))

@@ -6,14 +6,14 @@ from datetime import datetime, timezone
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm import store
+from apps.crm.picklists import CASE_PRIORITIES, CLOSED_STAGES, OPEN_STAGES, STAGES
 from apps.crm.query import compile_soql
 from apps.kit import Ctx, Invalid, OperationSet
-from worlds.crm_picklists import CASE_PRIORITIES, CLOSED_STAGES, OPEN_STAGES, STAGES
 
 ops = OperationSet("crm")
 SearchObject = Literal["Account", "Contact", "Lead", "Opportunity", "Case"]
@@ -30,10 +30,6 @@ _SEARCH = {
     "Opportunity": ("t.name", f"{_ACCOUNT} || ' · ' || t.stage", f"t.name || ' ' || {_ACCOUNT}"),
     "Case": ("t.subject", f"{_ACCOUNT} || ' · ' || t.status", f"t.subject || ' ' || {_ACCOUNT}"),
 }
-
-
-def _conn(ctx: Ctx):
-    return ctx.session.connection().connection.driver_connection
 
 
 @ops.read
@@ -53,12 +49,13 @@ def search(ctx: Ctx, text: str, objects: list[SearchObject] = [], limit: int = 2
     if not 1 <= limit <= 100:
         raise Invalid("limit: must be between 1 and 100", field="limit")
     hits = []
-    for obj in objects or list(_SEARCH):
+    wanted: list[str] = list(objects) or list(_SEARCH)
+    for obj in wanted:
         name, detail, haystack = _SEARCH[obj]
         where = " and ".join(f"lower({haystack}) like ?" for _ in words)
         sql = (f"select t.id, {name}, {detail} from {m.OBJECTS[obj].__tablename__} t where {where} "
                f"order by {name}, t.id limit ?")
-        rows = _conn(ctx).execute(sql, [f"%{w.lower()}%" for w in words] + [limit]).fetchall()
+        rows = ctx.sql.execute(sql, [f"%{w.lower()}%" for w in words] + [limit]).fetchall()
         hits += [s.SearchHit(object=obj, id=r[0], name=r[1], detail=r[2].strip(" ·")) for r in rows]
     return hits
 
@@ -88,12 +85,12 @@ def query(ctx: Ctx, soql: str) -> s.QueryResult:
     today = ctx.now.astimezone(ZoneInfo(ctx.world.timezone)).date()
     q = compile_soql(soql, today)
     base = f"from {m.OBJECTS[q.object].__tablename__} t where {q.where}"
-    total = _conn(ctx).execute(f"select count(*) {base}", q.params).fetchone()[0]
+    total = ctx.sql.execute(f"select count(*) {base}", q.params).fetchone()[0]
     if q.count_only:
         return s.QueryResult(object=q.object, total_size=total, matching=total, records=[])
     order = ", ".join([*q.order, "t.id asc"])
     columns = ", ".join(f.sql for f in q.select)
-    rows = _conn(ctx).execute(f"select {columns} {base} order by {order} limit ? offset ?",
+    rows = ctx.sql.execute(f"select {columns} {base} order by {order} limit ? offset ?",
                               [*q.params, q.limit, q.offset]).fetchall()
     records = [{f.name: _cell(v, f.kind) for f, v in zip(q.select, row)} for row in rows]
     return s.QueryResult(object=q.object, total_size=len(records), matching=total, records=records)
@@ -112,9 +109,9 @@ def my_open_opportunities(ctx: Ctx, owner: str = "me") -> list[s.Opportunity]:
     """
     who = store.person(ctx, owner)
     rows = ctx.session.exec(select(m.Opportunity).where(m.Opportunity.owner == who,
-                                                        m.Opportunity.stage.in_(OPEN_STAGES))
-                            .order_by(m.Opportunity.close_date.is_(None), m.Opportunity.close_date,
-                                      m.Opportunity.id))
+                                                        col(m.Opportunity.stage).in_(OPEN_STAGES))
+                            .order_by(col(m.Opportunity.close_date).is_(None), col(m.Opportunity.close_date),
+                                      col(m.Opportunity.id)))
     return [store.opportunity(ctx, o) for o in rows]
 
 
@@ -150,7 +147,7 @@ def open_cases_by_priority(ctx: Ctx, owner: str | None = None) -> list[s.Priorit
         owner: Only this user's cases ('me' for yours); everyone's when left out.
     """
     who = _owner_filter(ctx, owner)
-    stmt = select(m.Case).where(m.Case.status != "Closed").order_by(m.Case.created_at, m.Case.id)
+    stmt = select(m.Case).where(m.Case.status != "Closed").order_by(col(m.Case.created_at), col(m.Case.id))
     if who:
         stmt = stmt.where(m.Case.owner == who)
     cases = list(ctx.session.exec(stmt))
@@ -170,5 +167,5 @@ def my_open_tasks(ctx: Ctx, owner: str = "me") -> list[s.Task]:
     """
     who = store.person(ctx, owner)
     rows = ctx.session.exec(select(m.Task).where(m.Task.owner == who, m.Task.status != "Completed")
-                            .order_by(m.Task.due_date.is_(None), m.Task.due_date, m.Task.id))
+                            .order_by(col(m.Task.due_date).is_(None), col(m.Task.due_date), col(m.Task.id)))
     return [store.activity(t) for t in rows]

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 from faker import Faker
 
+from apps.crm.records import CrmData
 from apps.docs.world import Comment, DocsData, Item, SharedDrive
 from worlds.model import WorldInfo
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
 
+from apps.crm.picklists import STAGES
 from simulator.gui import forms
 from simulator.gui.mail import form_data
 from simulator.gui.page import GuiRoute, errors_of, form_value, see_other
-from worlds.crm_picklists import STAGES
 
 router = APIRouter(route_class=GuiRoute)
 # Per object: plural, list columns, the field that names a record, and its operations' stem and id argument.

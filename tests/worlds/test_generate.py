@@ -28,19 +28,19 @@ def test_same_seed_same_bytes_other_seed_other_world(small, tmp_path):
 def test_the_world_loads_clean_at_its_size(small):
     world = load_world(small, world_sections())
     assert len(world.mail.messages) == 200 and len(world.sections["docs"].items) == 40
-    assert len(world.crm.accounts) == 18 and len(world.crm.contacts) == 54
+    assert len(world.sections["crm"].accounts) == 18 and len(world.sections["crm"].contacts) == 54
     assert any(m.in_reply_to for m in world.mail.messages) and world.mail.mailboxes
 
 
 def test_the_same_people_and_accounts_appear_across_apps(small):
     world = load_world(small, world_sections())
-    contacts = {c.email: c.account for c in world.crm.contacts.values()}
+    contacts = {c.email: c.account for c in world.sections["crm"].contacts.values()}
     outsiders = {o.email for o in world.info.outsiders}
     assert set(contacts) <= outsiders
     deal_mail = [m for m in world.mail.messages if m.source.startswith("mail/deal-") and m.in_reply_to is None]
     for m in deal_mail:
         account = contacts[m.to[0]] if m.to[0] in contacts else contacts[m.sender]
-        assert world.crm.accounts[account].owner in {m.sender, *m.to}
+        assert world.sections["crm"].accounts[account].owner in {m.sender, *m.to}
     assert deal_mail
 
 
@@ -57,7 +57,7 @@ def test_the_pipeline_sheet_agrees_with_the_crm(small):
     sheet = next(i for i in world.sections["docs"].items if i.name == "Pipeline (from CRM)")
     rows = list(csv.reader((small / "docs" / sheet.source).read_text().splitlines()))
     assert rows == sheet.rows
-    crm = {k: (o.stage, f"{o.amount:.0f}") for k, o in world.crm.opportunities.items()}
+    crm = {k: (o.stage, f"{o.amount:.0f}") for k, o in world.sections["crm"].opportunities.items()}
     assert {r[0]: (r[3], r[4]) for r in rows[1:]} == crm
 
 

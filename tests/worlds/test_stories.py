@@ -45,7 +45,7 @@ def test_the_same_seed_writes_the_same_stories(world, tmp_path):
 
 
 def test_deals_move_through_stages_with_mail_meetings_and_a_proposal(world):
-    told = [(k, o) for k, o in world.crm.opportunities.items() if len(o.history) > 1]
+    told = [(k, o) for k, o in world.sections["crm"].opportunities.items() if len(o.history) > 1]
     assert len(told) >= 5
     order = ["Prospecting", "Qualification", "Needs Analysis", "Value Proposition", "Proposal", "Negotiation"]
     docs = {i.name: i for i in world.sections["docs"].items}
@@ -55,9 +55,9 @@ def test_deals_move_through_stages_with_mail_meetings_and_a_proposal(world):
         assert stages[0].old == "Prospecting" and stages[-1].new == opp.stage
         assert all(a.new == b.old and a.at < b.at for a, b in zip(stages, stages[1:]))
         assert all(order.index(e.new) > order.index(e.old) for e in stages if e.new in order)
-        account = world.crm.accounts[opp.account].name.split(",")[0]
+        account = world.sections["crm"].accounts[opp.account].name.split(",")[0]
         assert calendar[f"Discovery call: {account}"], key
-        assert any(e.related == f"opportunity/{key}" for e in world.crm.events.values())
+        assert any(e.related == f"opportunity/{key}" for e in world.sections["crm"].events.values())
         if any(e.new == "Proposal" for e in stages):
             proposal = docs[f"Proposal - {opp.name}"]
             assert f"The total for {opp.name} is ${opp.amount:,.0f}" in proposal.text
@@ -111,11 +111,11 @@ def test_an_escalation_has_the_complaint_the_case_the_internal_mail_and_the_call
     for thread in escalations.values():
         first = thread[0]
         account = first.subject.removeprefix("Escalation: ").split(" - ")[0]
-        case = next(c for c in world.crm.cases.values() if c.subject in first.subject
-                    and world.crm.accounts[c.account].name.startswith(account))
+        case = next(c for c in world.sections["crm"].cases.values() if c.subject in first.subject
+                    and world.sections["crm"].accounts[c.account].name.startswith(account))
         assert case.status in ("Escalated", "Closed") and case.priority in ("High", "Critical")
         call = meetings(world)[f"Escalation call: {account}"]
-        contact = world.crm.contacts[case.contact].email
+        contact = world.sections["crm"].contacts[case.contact].email
         assert call and contact in call[0].attendees and first.sender in {call[0].organizer, *call[0].attendees}
         assert any(m.sender == contact and m.subject == case.subject for m in world.mail.messages)
 
@@ -138,7 +138,7 @@ def test_a_hire_has_a_requisition_interviews_and_an_offer_inside_the_band(world)
 def test_the_forecast_sheet_is_the_crm_pipeline_and_the_summary_quotes_its_total(world):
     now = world.info.now.date()
     first = date(now.year, 3 * ((now.month - 1) // 3) + 1, 1)
-    pipeline = {o.name: o.amount for o in world.crm.opportunities.values()
+    pipeline = {o.name: o.amount for o in world.sections["crm"].opportunities.values()
                 if o.stage != "Closed Lost" and o.close_date and first <= o.close_date <= now.replace(month=3, day=31)}
     sheet = next(i for i in world.sections["docs"].items if i.name == f"Forecast Q1 {now.year}")
     body = sheet.rows[1:-1]

@@ -1,6 +1,7 @@
 """Generate a synthetic world of any size with faker: the same seed writes the same bytes.
 
-People first, then CRM records (whose contacts become the world's outsiders), then the stories told
+People first, then CRM records (whose contacts become the world's outsiders: the section with a
+``builder``, the CRM's, generates them with the generator's own faker), then the stories told
 over those records (``stories``: deals, escalations, hires, the quarter close, across mail, CRM, docs
 and the calendar), then filler mail and docs up to the size, written through ``worlds.writer`` so the
 loader reads it back.
@@ -18,13 +19,12 @@ from pathlib import Path
 from faker import Faker
 from rich.progress import Progress
 
-from worlds.generate.crm import CrmBuilder
 from worlds.generate.mail import MailBuilder
 from worlds.generate.people import make_info
 from worlds.generate.sizes import SIZES, Size
 from worlds.generate.stories_office import Stories
 from worlds.sections import Sections, sections_key
-from worlds.writer import format_message, write_crm, write_info
+from worlds.writer import format_message, write_info
 
 __all__ = ["SIZES", "Size", "ensure", "generate"]
 
@@ -32,14 +32,17 @@ __all__ = ["SIZES", "Size", "ensure", "generate"]
 def generate(seed: int, size: str, out: Path, progress: bool = False, name: str | None = None,
              sections: Sections | None = None) -> Path:
     """Write a world of ``size`` (a key of ``SIZES``) for ``seed`` into ``out``; return ``out``. Apps that
-    bring their own world section (``sections``) generate and write their data themselves."""
+    bring their own world section (``sections``; default: the registry's) generate and write their data themselves."""
+    sections = _sections(sections)
+    # The section whose records the stories are told over (the CRM's) builds them first, with this faker.
+    told, records = next((app, s) for app, s in sections.items() if hasattr(s, "builder"))
     spec = SIZES[size]
     fake = Faker("en_US")
     fake.seed_instance(seed)
     rng = random.Random(seed)
     taken: set[str] = set()
     info = make_info(fake, rng, spec, name or f"generated-{size}-{seed}", taken)
-    crm_builder = CrmBuilder(fake, rng, info, taken)
+    crm_builder = records.builder(fake, rng, info, taken)
     crm = crm_builder.build(spec.accounts)
     info.outsiders = crm_builder.outsiders
     with Progress(transient=True) if progress else nullcontext() as bar:
@@ -48,17 +51,20 @@ def generate(seed: int, size: str, out: Path, progress: bool = False, name: str 
         plot = Stories(fake, random.Random(f"{seed}:stories"), info, crm, builder, taken).tell(spec.messages * 3 // 5)
         mail = builder.build(spec.messages, tick)
         write_info(info, out)
-        write_crm(crm, out)
-        _write_mail(mail, out, _ticker(bar, "writing mail", len(mail.messages)))
-    for app, section in sorted((sections or {}).items()):
-        if hasattr(section, "furnish"):  # built over the CRM and the stories' documents, on the shared rng
-            data = section.furnish(fake, rng, info, size, crm=crm, told=plot.items)
-        else:
-            data = section.generate(random.Random(f"{seed}:{app}"), info, size)
+from worlds.writer import format_message, write_info
         if hasattr(section, "schedule"):  # the meetings the stories' mail names
             data = section.schedule(data, plot.meetings)
         section.write(data, out)
     return out
+
+
+def _sections(sections: Sections | None) -> Sections:
+    """The sections given, or the registry's (every app's)."""
+    if sections is not None:
+        return sections
+    from simulator.registry import world_sections
+
+    return world_sections()
 
 
 def _ticker(bar: Progress | None, label: str, total: int):
@@ -90,7 +96,8 @@ def ensure(size: str, seed: int = 1, base: Path | None = None, sections: Section
     """A generated world on disk, written once per (size, seed, generator code): ``generated-m`` for tests
     and benchmarks without committing megabytes of mail. A changed generator writes a fresh folder."""
     code = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))))
-    code.update(sections_key(sections or {}).encode())
+    sections = _sections(sections)
+    code.update(sections_key(sections).encode())
     folder = (base or cache_root()) / f"generated-{size}-{seed}-{code.hexdigest()[:12]}"
     if not (folder / "world.yaml").is_file():
         partial = folder.with_name(folder.name + f".{os.getpid()}.tmp")

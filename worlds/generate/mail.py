@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from faker import Faker
 
-from worlds.crm import CrmData
+from apps.crm.records import CrmData
 from worlds.generate import text
 from worlds.generate.voice import quoted, voice_of
 from worlds.model import Attachment, Mailbox, MailData, MailMessage, WorldInfo

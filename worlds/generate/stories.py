@@ -19,8 +19,8 @@ from zoneinfo import ZoneInfo
 
 from faker import Faker
 
+from apps.crm.records import CrmData, EventRecord, HistoryEntry, NoteRecord, TaskRecord
 from apps.docs.world import Item, Revision
-from worlds.crm import CrmData, EventRecord, HistoryEntry, NoteRecord, TaskRecord
 from worlds.generate.mail import MailBuilder
 from worlds.model import WorldInfo
 

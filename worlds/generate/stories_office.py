@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from apps.crm.picklists import CLOSED_STAGES, STAGE_PROBABILITY
+from apps.crm.records import TaskRecord
 from apps.docs.world import Item
-from worlds.crm import TaskRecord
-from worlds.crm_picklists import CLOSED_STAGES, STAGE_PROBABILITY
 from worlds.generate.people import TITLES, slug, unique_email
 from worlds.generate.stories import DealStory, Plot
 from worlds.model import Outsider

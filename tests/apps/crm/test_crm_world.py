@@ -3,17 +3,18 @@
 import pytest
 from crm_factories import ACCOUNTS, CASES, CONTACTS, OPPORTUNITIES, make_crm_world
 
+from simulator.registry import world_sections
 from worlds import WorldError, load_world
 
 
 def _problems(tmp_path, **files) -> str:
     with pytest.raises(WorldError) as raised:
-        load_world(make_crm_world(tmp_path, **files))
+        load_world(make_crm_world(tmp_path, **files), world_sections())
     return "\n".join(raised.value.problems)
 
 
 def test_the_small_crm_world_loads_with_its_keys(tmp_path):
-    crm = load_world(make_crm_world(tmp_path)).crm
+    crm = load_world(make_crm_world(tmp_path), world_sections()).sections["crm"]
     assert crm.contacts["lin-park"].reports_to == "sam-ortiz"
     assert crm.opportunities["globex-renewal"].history[0].new == "Proposal"
 
@@ -58,8 +59,8 @@ def test_activity_links_and_bad_keys_are_reported(tmp_path):
 
 
 def test_acme_has_the_crm_the_issue_asks_for_with_mail_contacts_at_their_addresses():
-    world = load_world("acme")
-    crm = world.crm
+    world = load_world("acme", world_sections())
+    crm = world.sections["crm"]
     assert len(crm.accounts) >= 40 and len(crm.contacts) >= 120 and len(crm.opportunities) >= 60
     assert len(crm.leads) >= 30 and len(crm.cases) >= 40 and crm.tasks and crm.events and crm.notes
     stages = {o.stage for o in crm.opportunities.values()}

@@ -1,180 +1,29 @@
-"""The world's CRM data: one YAML file per object under ``crm/``, records keyed by a stable name.
-
-Layout (every file optional; each maps a key such as ``globex-logistics`` to a record)::
-
-    crm/accounts.yaml        name, owner, industry, type, parent (account key), billing {street, city,
-                             state, postal_code, country}, annual_revenue, employees, website, phone
-    crm/contacts.yaml        account, first_name, last_name, title, email, phone, reports_to (contact key)
-    crm/leads.yaml           first_name, last_name, company, status, source, owner, email, title
-    crm/opportunities.yaml   account, name, owner, stage, amount, close_date, probability, next_step,
-                             type, lead_source, loss_reason, history [{field, old, new, by, at}]
-    crm/cases.yaml           account, contact, subject, description, status, priority, origin, owner
-    crm/activities.yaml      tasks: {key: task}, events: {key: event}; each on ``related: <object>/<key>``
-    crm/notes.yaml           related, owner (the author), title, body
-
-Owners are people of the world; ``created`` times (naive ones in the world's zone) default to its now.
-"""
+"""Reading ``crm/``: the YAML files with the line of every key, and every rule a record's own shape
+cannot check (references between records, owners, closed deals, circles), each named ``file:line``."""
 
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
-from worlds.crm_picklists import (
-    AccountType,
-    CaseOrigin,
-    CasePriority,
-    CaseStatus,
-    LeadSource,
-    LeadStatus,
-    OpportunityType,
-    Stage,
-    TaskPriority,
-    TaskStatus,
+from apps.crm.records import (
+    AccountRecord,
+    CaseRecord,
+    ContactRecord,
+    CrmData,
+    EventRecord,
+    LeadRecord,
+    NoteRecord,
+    OpportunityRecord,
+    TaskRecord,
 )
 from worlds.lines import Lines, read_yaml
+from worlds.model import WorldInfo
 
 _KEY = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _EMAIL = re.compile(r"^[a-z0-9._%+'-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}$")
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Billing(Strict):
-    street: str | None = None
-    city: str | None = None
-    state: str | None = None
-    postal_code: str | None = None
-    country: str | None = None
-
-
-class AccountRecord(Strict):
-    name: str
-    owner: str
-    industry: str | None = None
-    type: AccountType | None = None
-    parent: str | None = None
-    website: str | None = None
-    phone: str | None = None
-    billing: Billing = Field(default_factory=Billing)
-    annual_revenue: float | None = Field(None, ge=0)
-    employees: int | None = Field(None, ge=0)
-    description: str = ""
-    created: datetime | None = None
-
-
-class ContactRecord(Strict):
-    account: str | None = None
-    first_name: str = ""
-    last_name: str
-    title: str | None = None
-    email: str | None = None
-    phone: str | None = None
-    reports_to: str | None = None
-    owner: str | None = Field(None, description="Defaults to the account's owner")
-    lead_source: LeadSource | None = None
-    created: datetime | None = None
-
-
-class LeadRecord(Strict):
-    first_name: str = ""
-    last_name: str
-    company: str
-    owner: str
-    title: str | None = None
-    email: str | None = None
-    phone: str | None = None
-    status: LeadStatus = "New"
-    source: LeadSource | None = None
-    industry: str | None = None
-    description: str = ""
-    created: datetime | None = None
-
-
-class HistoryEntry(Strict):
-    field: Literal["stage", "amount", "close_date"]
-    old: str | float | date | None = None
-    new: str | float | date | None = None
-    by: str
-    at: datetime
-
-
-class OpportunityRecord(Strict):
-    account: str
-    name: str
-    owner: str
-    stage: Stage
-    amount: float | None = Field(None, ge=0)
-    close_date: date | None = None
-    probability: int | None = Field(None, ge=0, le=100)
-    next_step: str | None = None
-    type: OpportunityType | None = None
-    lead_source: LeadSource | None = None
-    loss_reason: str | None = None
-    description: str = ""
-    created: datetime | None = None
-    history: list[HistoryEntry] = Field(default_factory=list)
-
-
-class CaseRecord(Strict):
-    subject: str
-    owner: str
-    account: str | None = None
-    contact: str | None = None
-    description: str = ""
-    status: CaseStatus = "New"
-    priority: CasePriority = "Medium"
-    origin: CaseOrigin | None = None
-    created: datetime | None = None
-    closed: datetime | None = None
-
-
-class TaskRecord(Strict):
-    subject: str
-    owner: str
-    related: str | None = None
-    status: TaskStatus = "Not Started"
-    priority: TaskPriority = "Normal"
-    due: date | None = None
-    description: str = ""
-    created: datetime | None = None
-
-
-class EventRecord(Strict):
-    subject: str
-    owner: str
-    start: datetime
-    end: datetime
-    related: str | None = None
-    location: str | None = None
-    description: str = ""
-
-
-class NoteRecord(Strict):
-    related: str
-    owner: str
-    title: str
-    body: str = ""
-    created: datetime | None = None
-
-
-class CrmData(Strict):
-    accounts: dict[str, AccountRecord] = Field(default_factory=dict)
-    contacts: dict[str, ContactRecord] = Field(default_factory=dict)
-    leads: dict[str, LeadRecord] = Field(default_factory=dict)
-    opportunities: dict[str, OpportunityRecord] = Field(default_factory=dict)
-    cases: dict[str, CaseRecord] = Field(default_factory=dict)
-    tasks: dict[str, TaskRecord] = Field(default_factory=dict)
-    events: dict[str, EventRecord] = Field(default_factory=dict)
-    notes: dict[str, NoteRecord] = Field(default_factory=dict)
-
-
 _FILES = {"accounts": AccountRecord, "contacts": ContactRecord, "leads": LeadRecord,
           "opportunities": OpportunityRecord, "cases": CaseRecord, "notes": NoteRecord}
 # The object named in ``related: <object>/<key>`` and the collection its key lives in.
@@ -217,7 +66,7 @@ class _Files:
         return records
 
 
-def load(root: Path, info, problems: list[str]) -> CrmData:
+def load(root: Path, info: WorldInfo, problems: list[str]) -> CrmData:
     """Read ``crm/`` of a world folder; append every problem found, with its file and line, to ``problems``."""
     folder = root / "crm"
     if not folder.is_dir():
@@ -229,14 +78,15 @@ def load(root: Path, info, problems: list[str]) -> CrmData:
         found[name] = files.records("activities.yaml", activities.get(name) or {}, model, f"{name}: ")
     data = CrmData(**found)
     _Checker(data, info, files).run()
+    data._lines = files.lines
     return data
 
 
 class _Checker:
     """Every cross-reference and rule that a record's own shape cannot check."""
 
-    def __init__(self, data: CrmData, info, files: _Files):
-        self.data, self.info, self.problem = data, info, files.problem
+    def __init__(self, data: CrmData, info: WorldInfo, files: _Files):
+        self.data, self.info, self.problem, self.files = data, info, files.problem, files
         self.people = {p.email for p in info.people}
 
     def run(self) -> None:
@@ -251,6 +101,9 @@ class _Checker:
     def common(self, file: str, key: str, r) -> None:
         if r.owner is not None and r.owner not in self.people:
             self.problem(file, key, f"owner {r.owner} is not a person of the world")
+        elif r.owner is not None:  # declared to the loader's cross-app check (``addresses``)
+            at = tuple(key.split(": ")) + ("owner",)
+            self.data._owners.append((self.files.lines.get(file, Lines()).at(f"crm/{file}", at), r.owner))
         created = getattr(r, "created", None)
         if created is not None and self.info.utc(created) > self.info.now_utc:
             self.problem(file, key, f"created {created} is after the world's now")

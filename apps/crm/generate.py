@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
-from faker import Faker
-
-from worlds.crm import (
+from apps.crm.models import Address
+from apps.crm.picklists import (
+    ACCOUNT_TYPES,
+    CASE_ORIGINS,
+    CASE_PRIORITIES,
+    LEAD_SOURCES,
+    LEAD_STATUSES,
+    OPEN_STAGES,
+    OPPORTUNITY_TYPES,
+    STAGE_PROBABILITY,
+)
+from apps.crm.records import (
     AccountRecord,
-    Billing,
     CaseRecord,
     ContactRecord,
     CrmData,
@@ -24,18 +33,11 @@ from worlds.crm import (
     OpportunityRecord,
     TaskRecord,
 )
-from worlds.crm_picklists import (
-    ACCOUNT_TYPES,
-    CASE_ORIGINS,
-    CASE_PRIORITIES,
-    LEAD_SOURCES,
-    LEAD_STATUSES,
-    OPEN_STAGES,
-    OPPORTUNITY_TYPES,
-    STAGE_PROBABILITY,
-)
 from worlds.generate.people import slug, unique_email
 from worlds.model import Outsider, WorldInfo
+
+if TYPE_CHECKING:
+    from faker import Faker
 
 INDUSTRIES = ["Logistics", "Healthcare", "Retail", "Manufacturing", "Financial Services", "Education",
               "Energy", "Media", "Hospitality", "Software"]
@@ -91,7 +93,7 @@ class CrmBuilder:
         self.data.accounts[key] = AccountRecord(
             name=name, owner=self.rng.choice(self.sales), industry=self.rng.choice(INDUSTRIES),
             type=self.rng.choice(ACCOUNT_TYPES[:4]), website=f"https://www.{domain}", phone=self.fake.phone_number(),
-            billing=Billing(street=self.fake.street_address(), city=self.fake.city(), state=self.fake.state_abbr(),
+            billing=Address(street=self.fake.street_address(), city=self.fake.city(), state=self.fake.state_abbr(),
                             postal_code=self.fake.postcode(), country="United States"),
             annual_revenue=float(self.rng.randrange(1, 500) * 1_000_000), employees=self.rng.randrange(20, 20_000),
             description=self.fake.catch_phrase(), created=self.when(700))

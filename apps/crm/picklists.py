@@ -1,7 +1,7 @@
 """Salesforce's standard picklists, as the types operations take (so every schema lists the values).
 
-They live with the world format (apps read worlds, never the reverse): the world loader checks data
-against the same values the CRM operations take.
+The entities (``apps.crm.models``) declare their fields with these types, so the world section checks
+its files against the same values the CRM operations take.
 """
 
 from __future__ import annotations
