@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from worlds import sheets
@@ -69,12 +70,11 @@ class _Facts:
                 for meeting in section.meetings(world.sections[app], world.info):
                     self.meetings.setdefault(meeting["title"], []).append(meeting)
         self.opps: dict = {}  # the deals a section declares (the CRM's opportunities), and where each is written
-        self._deal_at = lambda key: key
+        self._deals: tuple[Any, Any] | None = None  # (section, data) of the section that declares deals
         for app, section in sections.items():
             if hasattr(section, "deals") and app in world.sections:
-                data = world.sections[app]
-                self.opps = section.deals(data)
-                self._deal_at = lambda key, s=section, d=data: s.deal_at(d, key)
+                self._deals = section, world.sections[app]
+                self.opps = section.deals(world.sections[app])
         self.by_name: dict[str, list[str]] = {}
         self.by_word: dict[str, list[str]] = {}
         for key, opp in self.opps.items():
@@ -83,7 +83,11 @@ class _Facts:
         self.sheet_totals_by_name: dict[str, list[tuple[float, str]]] = {}
 
     def crm_at(self, key: str) -> str:
-        return self._deal_at(key)
+        """Where the deal ``key`` is written (``file:line``), as its section says."""
+        if self._deals is None:
+            return key
+        section, data = self._deals
+        return section.deal_at(data, key)
 
     def amount_at(self, key: str, moment: datetime) -> float | None:
         """The opportunity's amount at ``moment``: today's, with later changes of its history undone."""

@@ -10,7 +10,6 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, ConfigDict, Field
 
 
-
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

@@ -17,6 +17,6 @@ APP = App(
                 .include(recycle.ops)),
     tables=models.TABLES,
     seed=seed,
-    world=SECTION,  # type: ignore[arg-type]  # until worlds.sections.WorldSection is generic over its data (types branch)
+    world=SECTION,
     source_dir=Path(__file__).parent,
 )

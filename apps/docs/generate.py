@@ -15,7 +15,6 @@ from zoneinfo import ZoneInfo
 
 from faker import Faker
 
-from apps.crm.records import CrmData
 from apps.docs.world import Comment, DocsData, Item, SharedDrive
 from worlds.model import WorldInfo
 

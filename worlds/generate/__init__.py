@@ -51,7 +51,15 @@ def generate(seed: int, size: str, out: Path, progress: bool = False, name: str 
         plot = Stories(fake, random.Random(f"{seed}:stories"), info, crm, builder, taken).tell(spec.messages * 3 // 5)
         mail = builder.build(spec.messages, tick)
         write_info(info, out)
-from worlds.writer import format_message, write_info
+        records.write(crm, out)
+        _write_mail(mail, out, _ticker(bar, "writing mail", len(mail.messages)))
+    for app, section in sorted(sections.items()):
+        if app == told:
+            continue
+        if hasattr(section, "furnish"):  # built over the CRM and the stories' documents, on the shared rng
+            data = section.furnish(fake, rng, info, size, crm=crm, told=plot.items)
+        else:
+            data = section.generate(random.Random(f"{seed}:{app}"), info, size)
         if hasattr(section, "schedule"):  # the meetings the stories' mail names
             data = section.schedule(data, plot.meetings)
         section.write(data, out)
