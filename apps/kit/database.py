@@ -18,8 +18,9 @@ DERIVED_SUFFIXES = ("_fts", "_fts_data", "_fts_idx", "_fts_content", "_fts_docsi
 class AppDatabase:
     """An in-memory SQLite database with an SQLModel session factory over its one connection."""
 
-    def __init__(self, conn: sqlite3.Connection):
+    def __init__(self, conn: sqlite3.Connection, pristine: bool = False):
         self.conn = conn
+        self.pristine = pristine   # a world's own copy, shared by episodes that only read: never written
         self._engine: Engine | None = None
         self._digest: tuple[int, str] | None = None   # (total_changes when computed, digest)
 
@@ -28,11 +29,11 @@ class AppDatabase:
         return cls(sqlite3.connect(":memory:", check_same_thread=False))
 
     @classmethod
-    def from_image(cls, image: bytes) -> "AppDatabase":
+    def from_image(cls, image: bytes, pristine: bool = False) -> "AppDatabase":
         """Load a database from ``image()`` bytes; the copy is independent of the original."""
         conn = sqlite3.connect(":memory:", check_same_thread=False)
         conn.deserialize(image)
-        return cls(conn)
+        return cls(conn, pristine)
 
     def image(self) -> bytes:
         return self.conn.serialize()
