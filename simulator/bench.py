@@ -28,7 +28,7 @@ PROBES: dict[str, list[tuple[str, dict]]] = {
     "crm": [("get_opportunity", {"opportunity_id": 1}), ("search", {"text": "globex"}),
             ("query", {"soql": "SELECT name, amount FROM Opportunity WHERE amount > 50000 ORDER BY amount DESC"}),
             ("pipeline_by_stage", {})],
-    "docs": [("list_view", {"view": "my_drive"}), ("search", {"query": "renewal"}),
+    "docs": [("get_file", {"file_id": 1}), ("list_view", {"view": "my_drive"}), ("search", {"query": "renewal"}),
              ("search", {"query": "pipeline forecast"})],
 }
 

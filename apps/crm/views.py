@@ -33,7 +33,7 @@ _SEARCH = {
 
 
 def _conn(ctx: Ctx):
-    return ctx.session.connection().connection.driver_connection
+    return ctx.sql   # plain SQL on the episode's connection (the session, when there is one, flushed first)
 
 
 @ops.read

@@ -6,6 +6,8 @@ compares both on every message of a world); they exist because the ORM costs ~10
 
 from __future__ import annotations
 
+import json
+
 from apps.kit import Ctx, Invalid, NotFound
 from apps.kit.database import utc_time
 from apps.mail import schemas as s
@@ -15,16 +17,18 @@ from apps.mail.search import compile_query
 
 _MESSAGE = (
     "select e.id, e.owner, e.thread_id, m.id, m.rfc_id, m.sender, m.sender_name, m.to_addrs, m.cc_addrs,"
-    " m.bcc_addrs, m.subject, m.body_text, m.body_html, m.date, m.in_reply_to"
+    " m.bcc_addrs, m.subject, m.body_text, m.body_html, m.date, m.in_reply_to,"
+    " (select json_group_array(label) from mail_entry_label where entry_id = e.id),"
+    " exists (select 1 from mail_attachment a where a.message_id = m.id)"
     " from mail_entry e join mail_message m on m.id = e.message_id where e.id = ?")
-_LABELS = "select label from mail_entry_label where entry_id = ?"
 _FILES = "select id, filename, mime_type, size from mail_attachment where message_id = ? order by id"
 # Trash and spam, left out of a search unless it asks for them: one list for the query, not a lookup per entry.
 _VISIBLE = " and e.id not in (select entry_id from mail_entry_label where label in ('TRASH', 'SPAM'))"
 _SCORES = "select rowid, bm25(mail_message_fts) from mail_message_fts where mail_message_fts match ?"
 _SUMMARY = (
     "select e.id, e.thread_id, m.sender, m.sender_name, m.to_addrs, m.cc_addrs, m.subject, m.body_text,"
-    " m.body_html, m.date, exists (select 1 from mail_attachment a where a.message_id = m.id)"
+    " m.body_html, m.date, exists (select 1 from mail_attachment a where a.message_id = m.id),"
+    " (select json_group_array(label) from mail_entry_label where entry_id = e.id)"
     " from mail_entry e join mail_message m on m.id = e.message_id where e.id in ({marks})")
 
 
@@ -35,10 +39,10 @@ def message(ctx: Ctx, entry_id: int) -> s.Message:
     if row is None or row[1] != ctx.actor:
         raise NotFound(f"no message {entry_id} in your mailbox", field="message_id")
     (eid, owner, thread_id, mid, rfc_id, sender, sender_name, to, cc, bcc, subject, body, html, date,
-     in_reply_to) = row
-    labels = sorted(label for (label,) in conn.execute(_LABELS, (eid,)))
-    files = [s.AttachmentInfo(id=i, filename=f, mime_type=t, size=n)
-             for i, f, t, n in conn.execute(_FILES, (mid,))]
+     in_reply_to, labels, has_files) = row
+    labels = sorted(json.loads(labels))   # one query: the labels as a JSON array, attachments only when there are
+    files = [s.AttachmentInfo(id=i, filename=f, mime_type=t, size=n) for i, f, t, n in conn.execute(_FILES, (mid,))
+             ] if has_files else []
     body = body_text(body, html)
     return s.Message(
         id=eid, thread_id=thread_id, sender=sender, sender_name=sender_name, to=split_addresses(to),
@@ -72,16 +76,12 @@ def summaries(ctx: Ctx, entry_ids: list[int]) -> list[s.MessageSummary]:
     """Summaries of the acting user's entries, in the order given (as ``store.summaries``)."""
     if not entry_ids:
         return []
-    conn, marks = ctx.sql, ",".join("?" * len(entry_ids))
-    labels: dict[int, list[str]] = {i: [] for i in entry_ids}
-    for entry_id, label in conn.execute(f"select entry_id, label from mail_entry_label where entry_id in ({marks})",
-                                        entry_ids):
-        labels[entry_id].append(label)
-    rows = {r[0]: r for r in conn.execute(_SUMMARY.format(marks=marks), entry_ids)}
+    marks = ",".join("?" * len(entry_ids))
+    rows = {r[0]: r for r in ctx.sql.execute(_SUMMARY.format(marks=marks), entry_ids)}
     out = []
     for i in entry_ids:
-        eid, thread_id, sender, sender_name, to, cc, subject, text, html, date, has_files = rows[i]
-        tags = sorted(labels[i])
+        eid, thread_id, sender, sender_name, to, cc, subject, text, html, date, has_files, labels = rows[i]
+        tags = sorted(json.loads(labels))
         out.append(s.MessageSummary(
             id=eid, thread_id=thread_id, sender=sender, sender_name=sender_name, to=split_addresses(to),
             cc=split_addresses(cc), subject=subject, snippet=" ".join(body_text(text, html).split())[:140],
