@@ -32,6 +32,16 @@ _SUMMARY = (
     " from mail_entry e join mail_message m on m.id = e.message_id where e.id in ({marks})")
 
 
+def snippet(body: str) -> str:
+    """``" ".join(body.split())[:140]`` without splitting all of a long body: the words of a prefix,
+    joined, are a prefix of the words of the whole, so a prefix whose words fill 140 characters will do."""
+    if len(body) > 1024:
+        head = " ".join(body[:1024].split())
+        if len(head) >= 140:
+            return head[:140]
+    return " ".join(body.split())[:140]
+
+
 def message(ctx: Ctx, entry_id: int) -> s.Message:
     """The acting user's message ``entry_id`` in full (as ``store.detail(store.entry_of(...))``)."""
     conn = ctx.sql
@@ -46,7 +56,7 @@ def message(ctx: Ctx, entry_id: int) -> s.Message:
     body = body_text(body, html)
     return s.Message(
         id=eid, thread_id=thread_id, sender=sender, sender_name=sender_name, to=split_addresses(to),
-        cc=split_addresses(cc), subject=subject, snippet=" ".join(body.split())[:140],
+        cc=split_addresses(cc), subject=subject, snippet=snippet(body),
         date=utc_time(date), labels=labels, unread="UNREAD" in labels,
         starred="STARRED" in labels, has_attachments=bool(files),
         bcc=split_addresses(bcc) if owner == sender else [], body=body, body_html=html, message_id=rfc_id,
@@ -84,7 +94,7 @@ def summaries(ctx: Ctx, entry_ids: list[int]) -> list[s.MessageSummary]:
         tags = sorted(json.loads(labels))
         out.append(s.MessageSummary(
             id=eid, thread_id=thread_id, sender=sender, sender_name=sender_name, to=split_addresses(to),
-            cc=split_addresses(cc), subject=subject, snippet=" ".join(body_text(text, html).split())[:140],
+            cc=split_addresses(cc), subject=subject, snippet=snippet(body_text(text, html)),
             date=utc_time(date), labels=tags, unread="UNREAD" in tags, starred="STARRED" in tags,
             has_attachments=bool(has_files)))
     return out

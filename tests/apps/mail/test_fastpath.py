@@ -84,3 +84,13 @@ def test_search_matches_the_reference_for_every_person(store, query):
             assert fastpath.search(ctx, query, limit, offset).model_dump(mode="json") == expected
             seen += expected["total"]
     assert seen or query not in ("", "renewal", "pipeline forecast", "in:anywhere", "has:attachment")
+
+
+def test_snippet_of_a_long_body_is_the_snippet_of_the_whole():
+    import random
+
+    rng = random.Random(7)
+    pieces = ["word", "é", " ", "\n\n", "\t", "\u2003", "x" * 60, " " * 400, "y" * 1100]
+    for _ in range(3000):
+        body = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 120)))
+        assert fastpath.snippet(body) == " ".join(body.split())[:140]
