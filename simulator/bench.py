@@ -232,4 +232,5 @@ if __name__ == "__main__":
     import json
     import sys
 
-    print(json.dumps(in_process(*sys.argv[1:2], *map(int, sys.argv[2:3])), indent=2))
+    world = sys.argv[1] if len(sys.argv) > 1 else "acme"
+    print(json.dumps(in_process(world, int(sys.argv[2]) if len(sys.argv) > 2 else 200), indent=2))
