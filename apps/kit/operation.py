@@ -21,7 +21,6 @@ from apps.kit import docstrings, limits
 from apps.kit.entity import spread
 from apps.kit.errors import Invalid
 
-
 _CHECK = json.JSONEncoder(allow_nan=False, check_circular=False)
 
 
