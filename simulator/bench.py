@@ -28,7 +28,7 @@ PROBES: dict[str, list[tuple[str, dict]]] = {
     "crm": [("get_opportunity", {"opportunity_id": 1}), ("search", {"text": "globex"}),
             ("query", {"soql": "SELECT name, amount FROM Opportunity WHERE amount > 50000 ORDER BY amount DESC"}),
             ("pipeline_by_stage", {})],
-    "docs": [("list_view", {"view": "my_drive"}), ("search", {"query": "renewal"}),
+    "docs": [("get_file", {"file_id": 1}), ("list_view", {"view": "my_drive"}), ("search", {"query": "renewal"}),
              ("search", {"query": "pipeline forecast"})],
 }
 
@@ -70,6 +70,9 @@ def _ops(store: EpisodeStore, world: str, repeat: int) -> dict:
 
 
 def _memory(store: EpisodeStore, world: str, count: int = 100) -> dict:
+    """Resident memory per live episode with every app cloned and touched, next to the sum of the images,
+    and per episode created but never touched."""
+    images = store.world(world).images
     gc.collect()
     before = _rss_mb()
     keep = []
@@ -80,8 +83,49 @@ def _memory(store: EpisodeStore, world: str, count: int = 100) -> dict:
         invoke(episode, store.apps["mail"].operations["star"], {"message_ids": [1]}, "python")
         keep.append(episode)
     gc.collect()
-    return {"live_episodes": count, "mb_per_episode": round((_rss_mb() - before) / count, 3),
-            "image_mb": {app: round(len(img) / 2**20, 3) for app, img in store.world(world).images.items()}}
+    touched = (_rss_mb() - before) / count
+    before = _rss_mb()
+    idle = [store.create(world) for _ in range(count)]
+    gc.collect()
+    untouched = (_rss_mb() - before) / count
+    del keep, idle
+    image_mb = sum(len(img) for img in images.values()) / 2**20
+    return {"live_episodes": count, "mb_per_episode": round(touched, 3), "mb_per_untouched_episode": round(untouched, 3),
+            "per_episode_over_images": round(touched / image_mb, 2) if image_mb else None,
+            "image_mb": {app: round(len(img) / 2**20, 3) for app, img in images.items()}}
+
+
+def _first_calls(store: EpisodeStore, world: str, repeat: int) -> dict:
+    """The first call of a fresh episode (opening the app's state on the way) next to a later one."""
+    out = {}
+    for app, probes in PROBES.items():
+        if app not in store.apps:
+            continue
+        name, args = probes[0]
+        op = store.apps[app].operations[name]
+        episodes = [store.create(world) for _ in range(repeat)]
+        first = iter(episodes)
+        out[f"{app}.{name}"] = {"first": _times(lambda: invoke(next(first), op, args, "python"), repeat),
+                                "later": _times(lambda: invoke(episodes[0], op, args, "python"), repeat)}
+        for episode in episodes:
+            store.delete(episode.id)
+    return out
+
+
+def in_process(world: str = "acme", repeat: int = 200) -> dict:
+    """The in-process figures only (no server, browser or subprocess): ``python -m simulator.bench``."""
+    store = EpisodeStore()
+    parent = store.create(world)
+    for app in store.apps:
+        parent.db(app)
+    invoke(parent, store.apps["mail"].operations["star"], {"message_ids": [1]}, "python")
+    return {
+        "episode_create": _times(lambda: store.create(world), repeat),
+        "episode_fork_touched": _times(lambda: store.fork(parent.id), repeat),
+        "op_in_process": _ops(store, world, repeat),
+        "first_call": _first_calls(store, world, min(repeat, 100)),
+        "memory": _memory(store, world),
+    }
 
 
 def _browser(store: EpisodeStore, world: str) -> dict:
@@ -182,3 +226,11 @@ def _trainer(world: str, repeat: int) -> dict:
     from simulator import bench_trainer
 
     return bench_trainer.run(world, repeat)
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    world = sys.argv[1] if len(sys.argv) > 1 else "acme"
+    print(json.dumps(in_process(world, int(sys.argv[2]) if len(sys.argv) > 2 else 200), indent=2))

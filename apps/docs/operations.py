@@ -11,7 +11,7 @@ from datetime import date
 
 from sqlmodel import col, select
 
-from apps.docs import access, store
+from apps.docs import access, fastpath, store
 from apps.docs import models as m
 from apps.docs import schemas as s
 from apps.docs import search as finder
@@ -100,8 +100,7 @@ def get_file(ctx: Ctx, file_id: int) -> s.FileDetail:
     Args:
         file_id: Id of the file or folder.
     """
-    item, role = access.require(ctx, file_id, "viewer", "see it")
-    return finder.detail(ctx, item, role)
+    return fastpath.file_detail(ctx, file_id)   # what access.require then finder.detail give, in plain SQL
 
 
 @ops.read

@@ -18,8 +18,11 @@ DERIVED_SUFFIXES = ("_fts", "_fts_data", "_fts_idx", "_fts_content", "_fts_docsi
 class AppDatabase:
     """An in-memory SQLite database with an SQLModel session factory over its one connection."""
 
-    def __init__(self, conn: sqlite3.Connection):
+    def __init__(self, conn: sqlite3.Connection, pristine: bytes | None = None):
         self.conn = conn
+        # For a world's own copy, shared by episodes that only read and never written: the image it was
+        # loaded from, which clones copy directly (no serialising, no second buffer to give back).
+        self._pristine = pristine
         self._engine: Engine | None = None
         self._digest: tuple[int, str] | None = None   # (total_changes when computed, digest)
 
@@ -28,17 +31,22 @@ class AppDatabase:
         return cls(sqlite3.connect(":memory:", check_same_thread=False))
 
     @classmethod
-    def from_image(cls, image: bytes) -> "AppDatabase":
-        """Load a database from ``image()`` bytes; the copy is independent of the original."""
+    def from_image(cls, image: bytes, pristine: bool = False) -> "AppDatabase":
+        """Load a database from ``image()`` bytes; the copy is independent of the original. A ``pristine``
+        one is a world's own copy, which episodes share to read and clone before they write."""
         conn = sqlite3.connect(":memory:", check_same_thread=False)
         conn.deserialize(image)
-        return cls(conn)
+        return cls(conn, image if pristine else None)
+
+    @property
+    def pristine(self) -> bool:
+        return self._pristine is not None
 
     def image(self) -> bytes:
         return self.conn.serialize()
 
     def clone(self) -> "AppDatabase":
-        return AppDatabase.from_image(self.image())
+        return AppDatabase.from_image(self._pristine if self._pristine is not None else self.image())
 
     @property
     def engine(self) -> Engine:

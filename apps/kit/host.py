@@ -69,6 +69,10 @@ class LocalHost:
         # A fork shares its parent's database until one of them writes (copy on write): forking costs
         # no copy, and a fork that only reads never pays for one. Database -> the episodes sharing it.
         self._sharing: dict[AppDatabase, set[str]] = {}
+        # Each world's pristine database, opened once and shared by every episode until it writes: a fresh
+        # episode's first read costs what any read costs (no copy, no schema to parse), an app it only
+        # reads costs no memory. World reference -> (the image it was opened from, the database).
+        self._pristine: dict[str, tuple[bytes, AppDatabase]] = {}
         self._lock = threading.RLock()
 
     def open(self, episode_id: str, world: str, *, image: bytes | None = None,
@@ -77,11 +81,20 @@ class LocalHost:
         with self._lock:
             if fork_from is not None:
                 db = self.shared(fork_from)
-                self._sharing.setdefault(db, {fork_from}).add(episode_id)
+                if not db.pristine:
+                    self._sharing.setdefault(db, {fork_from}).add(episode_id)
+            elif image is None:
+                db = self._pristine_db(world, pristine)
             else:
-                db = AppDatabase.from_image(image if image is not None else pristine)
+                db = AppDatabase.from_image(image)
             self._release(episode_id)
             self._dbs[episode_id], self._infos[episode_id] = db, info
+
+    def _pristine_db(self, world: str, image: bytes) -> AppDatabase:
+        opened = self._pristine.get(world)
+        if opened is None or opened[0] is not image:   # a world compiled again has a new image
+            opened = self._pristine[world] = (image, AppDatabase.from_image(image, pristine=True))
+        return opened[1]
 
     def shared(self, episode_id: str) -> AppDatabase:
         """The episode's database, perhaps shared with forks: only to read."""
@@ -95,7 +108,7 @@ class LocalHost:
         with self._lock:
             db = self.shared(episode_id)
             sharers = self._sharing.get(db)
-            if not sharers:
+            if not sharers and not db.pristine:
                 return db
             own = db.clone()
             self._leave(db, episode_id)
@@ -115,7 +128,7 @@ class LocalHost:
     def _release(self, episode_id: str) -> None:
         db = self._dbs.pop(episode_id, None)
         self._infos.pop(episode_id, None)
-        if db is not None and self._leave(db, episode_id):
+        if db is not None and not db.pristine and self._leave(db, episode_id):
             db.close()
 
     def call(self, episode_id: str, op: Operation, kwargs: dict[str, Any], actor: str, now: datetime) -> Outcome:

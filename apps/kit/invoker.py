@@ -50,7 +50,7 @@ def _run(episode: Episode, op: Operation, arguments, surface: Surface, requested
     except Exception as exc:  # recorded, then re-raised: the step log must show the crash too
         outcome, failure = Outcome(error={"type": "internal", "message": f"{type(exc).__name__}: {exc}"}), exc
     # Every field is built here from checked values: constructing skips re-validating them.
-    step = Step.model_construct(
+    step = Step.built(
         index=len(episode.trajectory), surface=surface, app=op.app, operation=op.name, actor=actor,
         arguments=recordable(arguments, op.text_limit) if isinstance(arguments, dict) else {},
         result=outcome.result, error=outcome.error, mutates=op.mutates,

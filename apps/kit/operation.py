@@ -21,6 +21,8 @@ from apps.kit import docstrings, limits
 from apps.kit.entity import spread
 from apps.kit.errors import Invalid
 
+_CHECK = json.JSONEncoder(allow_nan=False, check_circular=False)
+
 
 class OperationDefinitionError(TypeError):
     """An operation is not fully typed or documented."""
@@ -102,7 +104,14 @@ class Operation:
 
     def dump(self, result: Any) -> Any:
         data = self._result.dump_python(result, mode="json")
-        return limits.finite(data) if self._may_hold_floats else data
+        if self._may_hold_floats:
+            # The C encoder finds a NaN or Infinity many times faster than walking the result in Python;
+            # only a result that holds one (or cannot be checked so) is walked and rebuilt.
+            try:
+                _CHECK.encode(data)
+            except (ValueError, TypeError, RecursionError):
+                return limits.finite(data)
+        return data
 
     def openai_tool(self) -> dict:
         """The tool in the OpenAI function-calling format."""

@@ -34,6 +34,23 @@ class Step(BaseModel):
     def tool(self) -> str:
         return f"{self.app}_{self.operation}"
 
+    @classmethod
+    def built(cls, **fields: Any) -> "Step":
+        """A step from values the invoker has already checked, every field given: what ``model_construct``
+        makes (the same ``__dict__`` and fields set, ``tests/apps/kit/test_step_record.py``) at a seventh
+        of its cost, which was a fifth of a whole in-process call."""
+        if fields.keys() != _STEP_FIELDS:
+            return cls.model_construct(**fields)
+        step = cls.__new__(cls)
+        object.__setattr__(step, "__dict__", fields)
+        object.__setattr__(step, "__pydantic_fields_set__", set(fields))
+        object.__setattr__(step, "__pydantic_extra__", None)
+        object.__setattr__(step, "__pydantic_private__", None)
+        return step
+
+
+_STEP_FIELDS = Step.model_fields.keys()
+
 
 class BrowserAction(BaseModel):
     """One action of a browser agent on the GUI, with the indices of the Steps it caused."""

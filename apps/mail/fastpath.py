@@ -1,4 +1,4 @@
-"""Plain-SQL versions of the hottest mail calls (reading a message, labelling messages).
+"""Plain-SQL versions of the hottest mail calls (reading a message, searching, labelling messages).
 
 They return exactly what the ORM paths in ``store`` return (``tests/apps/mail/test_fastpath.py``
 compares both on every message of a world); they exist because the ORM costs ~100 µs a statement.
@@ -6,17 +6,40 @@ compares both on every message of a world); they exist because the ORM costs ~10
 
 from __future__ import annotations
 
+import json
+
 from apps.kit import Ctx, Invalid, NotFound
 from apps.kit.database import utc_time
 from apps.mail import schemas as s
 from apps.mail.models import split_addresses
+from apps.mail.rendering import body_text
+from apps.mail.search import compile_query
 
 _MESSAGE = (
     "select e.id, e.owner, e.thread_id, m.id, m.rfc_id, m.sender, m.sender_name, m.to_addrs, m.cc_addrs,"
-    " m.bcc_addrs, m.subject, m.body_text, m.body_html, m.date, m.in_reply_to"
+    " m.bcc_addrs, m.subject, m.body_text, m.body_html, m.date, m.in_reply_to,"
+    " (select json_group_array(label) from mail_entry_label where entry_id = e.id),"
+    " exists (select 1 from mail_attachment a where a.message_id = m.id)"
     " from mail_entry e join mail_message m on m.id = e.message_id where e.id = ?")
-_LABELS = "select label from mail_entry_label where entry_id = ?"
 _FILES = "select id, filename, mime_type, size from mail_attachment where message_id = ? order by id"
+# Trash and spam, left out of a search unless it asks for them: one list for the query, not a lookup per entry.
+_VISIBLE = " and e.id not in (select entry_id from mail_entry_label where label in ('TRASH', 'SPAM'))"
+_SCORES = "select rowid, bm25(mail_message_fts) from mail_message_fts where mail_message_fts match ?"
+_SUMMARY = (
+    "select e.id, e.thread_id, m.sender, m.sender_name, m.to_addrs, m.cc_addrs, m.subject, m.body_text,"
+    " m.body_html, m.date, exists (select 1 from mail_attachment a where a.message_id = m.id),"
+    " (select json_group_array(label) from mail_entry_label where entry_id = e.id)"
+    " from mail_entry e join mail_message m on m.id = e.message_id where e.id in ({marks})")
+
+
+def snippet(body: str) -> str:
+    """``" ".join(body.split())[:140]`` without splitting all of a long body: the words of a prefix,
+    joined, are a prefix of the words of the whole, so a prefix whose words fill 140 characters will do."""
+    if len(body) > 1024:
+        head = " ".join(body[:1024].split())
+        if len(head) >= 140:
+            return head[:140]
+    return " ".join(body.split())[:140]
 
 
 def message(ctx: Ctx, entry_id: int) -> s.Message:
@@ -26,18 +49,55 @@ def message(ctx: Ctx, entry_id: int) -> s.Message:
     if row is None or row[1] != ctx.actor:
         raise NotFound(f"no message {entry_id} in your mailbox", field="message_id")
     (eid, owner, thread_id, mid, rfc_id, sender, sender_name, to, cc, bcc, subject, body, html, date,
-     in_reply_to) = row
-    labels = sorted(label for (label,) in conn.execute(_LABELS, (eid,)))
-    files = [s.AttachmentInfo(id=i, filename=f, mime_type=t, size=n)
-             for i, f, t, n in conn.execute(_FILES, (mid,))]
+     in_reply_to, labels, has_files) = row
+    labels = sorted(json.loads(labels))   # one query: the labels as a JSON array, attachments only when there are
+    files = [s.AttachmentInfo(id=i, filename=f, mime_type=t, size=n) for i, f, t, n in conn.execute(_FILES, (mid,))
+             ] if has_files else []
+    body = body_text(body, html)
     return s.Message(
         id=eid, thread_id=thread_id, sender=sender, sender_name=sender_name, to=split_addresses(to),
-        cc=split_addresses(cc), subject=subject, snippet=" ".join(body.split())[:140],
+        cc=split_addresses(cc), subject=subject, snippet=snippet(body),
         date=utc_time(date), labels=labels, unread="UNREAD" in labels,
         starred="STARRED" in labels, has_attachments=bool(files),
         bcc=split_addresses(bcc) if owner == sender else [], body=body, body_html=html, message_id=rfc_id,
         in_reply_to=in_reply_to, attachments=files,
     )
+
+
+def search(ctx: Ctx, query: str, limit: int, offset: int) -> s.SearchResult:
+    """One page of the acting user's messages a Gmail query matches (as ``operations.search`` did with the
+    ORM): newest first, or by relevance (bm25, best first) when it has free text, then newest first.
+
+    Every match is read once (its entry id, message id and date) and ordered here: the count is the
+    list's length, and the relevance of each message comes from one scoring query, not a join."""
+    q = compile_query(query, ctx.actor, ctx.now, ctx.world.timezone)
+    where = f"e.owner = ? and {q.where}" + ("" if q.include_hidden else _VISIBLE)
+    conn = ctx.sql
+    rows = conn.execute(f"select e.id, m.id, m.date from mail_entry e join mail_message m on m.id = e.message_id"
+                        f" where {where}", [ctx.actor, *q.params]).fetchall()
+    rows.sort(key=lambda r: (r[2], r[0]), reverse=True)   # m.date desc, e.id desc (dates are stored as text)
+    if q.rank_terms:   # then by score, a stable sort: ties stay newest first; a message no term scores counts 0
+        scores = dict(conn.execute(_SCORES, (" OR ".join(q.rank_terms),)))
+        rows.sort(key=lambda r: scores.get(r[1], 0))
+    return s.SearchResult(total=len(rows), messages=summaries(ctx, [r[0] for r in rows[offset:offset + limit]]))
+
+
+def summaries(ctx: Ctx, entry_ids: list[int]) -> list[s.MessageSummary]:
+    """Summaries of the acting user's entries, in the order given (as ``store.summaries``)."""
+    if not entry_ids:
+        return []
+    marks = ",".join("?" * len(entry_ids))
+    rows = {r[0]: r for r in ctx.sql.execute(_SUMMARY.format(marks=marks), entry_ids)}
+    out = []
+    for i in entry_ids:
+        eid, thread_id, sender, sender_name, to, cc, subject, text, html, date, has_files, labels = rows[i]
+        tags = sorted(json.loads(labels))
+        out.append(s.MessageSummary(
+            id=eid, thread_id=thread_id, sender=sender, sender_name=sender_name, to=split_addresses(to),
+            cc=split_addresses(cc), subject=subject, snippet=snippet(body_text(text, html)),
+            date=utc_time(date), labels=tags, unread="UNREAD" in tags, starred="STARRED" in tags,
+            has_attachments=bool(has_files)))
+    return out
 
 
 def relabel(ctx: Ctx, entry_ids: list[int], add=(), remove=()) -> s.Updated:

@@ -39,15 +39,7 @@ def search(ctx: Ctx, query: str = "", limit: int = 20, offset: int = 0) -> s.Sea
         offset: Skip this many matches (for paging).
     """
     check_page(limit, offset)
-    where, params, q = matching(ctx, query)
-    conn = ctx.session.connection().connection.driver_connection
-    total = conn.execute(f"select count(*) from mail_entry e join mail_message m on m.id = e.message_id "
-                         f"where {where}", params).fetchone()[0]
-    rank_join, rank_params, order = ranking(q.rank_terms)
-    ranked = f"from mail_entry e join mail_message m on m.id = e.message_id {rank_join}where {where}"
-    ids = [r[0] for r in conn.execute(f"select e.id {ranked} order by {order}m.date desc, e.id desc "
-                                      "limit ? offset ?", [*rank_params, *params, limit, offset])]
-    return s.SearchResult(total=total, messages=store.summaries(ctx.session, ids))
+    return fastpath.search(ctx, query, limit, offset)
 
 
 def check_page(limit: int, offset: int) -> None:

@@ -47,3 +47,50 @@ def test_relabel_writes_what_the_orm_reads_and_refuses_others_messages(store, wo
     theirs = invoke(episode, mail["star"], {"message_ids": [ids[0], 10_000]}, "python")
     assert theirs.error["field"] == "message_ids" and "10000" in theirs.error["message"]
     assert not theirs.state_changed
+
+
+# Queries of every kind: operators, free text (ranked), OR and negation, trash and spam asked for.
+QUERIES = ["", "renewal", "from:me is:unread", "pipeline forecast", "renewal OR budget", "-renewal in:inbox",
+           "in:anywhere", "in:trash", "has:attachment", "subject:(deck board)", "is:starred OR is:important",
+           '"quarterly review"', "budget AROUND 5 approval", "label:inbox -from:me", "newer_than:30d"]
+
+
+def _reference(ctx, query, limit, offset):
+    """The search as it ran before the fast path: a count, a ranked page, then ORM summaries."""
+    from apps.mail.operations import matching, ranking
+
+    where, params, q = matching(ctx, query)
+    conn = ctx.db.conn
+    total = conn.execute(f"select count(*) from mail_entry e join mail_message m on m.id = e.message_id "
+                         f"where {where}", params).fetchone()[0]
+    rank_join, rank_params, order = ranking(q.rank_terms)
+    ranked = f"from mail_entry e join mail_message m on m.id = e.message_id {rank_join}where {where}"
+    ids = [r[0] for r in conn.execute(f"select e.id {ranked} order by {order}m.date desc, e.id desc "
+                                      "limit ? offset ?", [*rank_params, *params, limit, offset])]
+    with ctx.db.session() as session:
+        return s.SearchResult(total=total, messages=mail_store.summaries(session, ids)).model_dump(mode="json")
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_search_matches_the_reference_for_every_person(store, query):
+    episode = store.create("acme")
+    db, info = episode.db("mail"), store.world("acme").info
+    people = [p.email for p in info.people][:6]
+    seen = 0
+    for actor in people:
+        ctx = Ctx(db, actor, episode.clock.now(), info, episode.id)
+        for limit, offset in ((20, 0), (5, 3), (100, 0)):
+            expected = _reference(ctx, query, limit, offset)
+            assert fastpath.search(ctx, query, limit, offset).model_dump(mode="json") == expected
+            seen += expected["total"]
+    assert seen or query not in ("", "renewal", "pipeline forecast", "in:anywhere", "has:attachment")
+
+
+def test_snippet_of_a_long_body_is_the_snippet_of_the_whole():
+    import random
+
+    rng = random.Random(7)
+    pieces = ["word", "é", " ", "\n\n", "\t", "\u2003", "x" * 60, " " * 400, "y" * 1100]
+    for _ in range(3000):
+        body = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 120)))
+        assert fastpath.snippet(body) == " ".join(body.split())[:140]
