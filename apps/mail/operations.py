@@ -5,11 +5,9 @@ Every ``message_id`` is the id of a message in the acting user's own mailbox.
 
 from __future__ import annotations
 
-import base64
-
 from sqlmodel import delete, func, select
 
-from apps.kit import Conflict, Ctx, Invalid, NotFound, OperationSet
+from apps.kit import Conflict, Ctx, Invalid, NotFound, OperationSet, content
 from apps.mail import fastpath, store
 from apps.mail import models as m
 from apps.mail import schemas as s
@@ -40,7 +38,7 @@ def search(ctx: Ctx, query: str = "", limit: int = 20, offset: int = 0) -> s.Sea
     """
     check_page(limit, offset)
     where, params, q = matching(ctx, query)
-    conn = ctx.session.connection().connection.driver_connection
+    conn = ctx.sql
     total = conn.execute(f"select count(*) from mail_entry e join mail_message m on m.id = e.message_id "
                          f"where {where}", params).fetchone()[0]
     rank_join, rank_params, order = ranking(q.rank_terms)
@@ -115,12 +113,9 @@ def get_attachment(ctx: Ctx, message_id: int, attachment_id: int) -> s.Attachmen
     found = ctx.session.get(m.Attachment, attachment_id)
     if found is None or found.message_id != entry.message_id:
         raise NotFound(f"message {message_id} has no attachment {attachment_id}", field="attachment_id")
-    try:
-        encoding, content = "text", found.content.decode("utf-8")
-    except UnicodeDecodeError:
-        encoding, content = "base64", base64.b64encode(found.content).decode()
+    encoding, text = content.encode(found.content)
     return s.AttachmentContent(id=found.id, filename=found.filename, mime_type=found.mime_type,
-                               size=found.size, encoding=encoding, content=content)
+                               size=found.size, encoding=encoding, content=text)
 
 
 @ops.read
@@ -130,11 +125,10 @@ def list_labels(ctx: Ctx) -> list[s.LabelInfo]:
         select(m.EntryLabel.label, func.count()).join(m.Entry, m.Entry.id == m.EntryLabel.entry_id)
         .where(m.Entry.owner == ctx.actor).group_by(m.EntryLabel.label)).all()
     totals = dict(rows)
-    unread_rows = ctx.session.connection().exec_driver_sql(
+    unread = dict(ctx.sql.execute(
         "select l.label, count(*) from mail_entry_label l join mail_entry e on e.id = l.entry_id "
         "where e.owner = ? and exists (select 1 from mail_entry_label u where u.entry_id = l.entry_id "
-        "and u.label = 'UNREAD') group by l.label", (ctx.actor,)).all()
-    unread = dict(unread_rows)
+        "and u.label = 'UNREAD') group by l.label", (ctx.actor,)))
     names = [(n, "system") for n in m.SYSTEM_LABELS] + [
         (lab.name, "user") for lab in ctx.session.exec(select(m.Label).where(m.Label.owner == ctx.actor)
                                                         .order_by(m.Label.name))]

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections import defaultdict
 
 from sqlmodel import Session, delete, select
 
-from apps.kit import Ctx, Invalid, NotFound
+from apps.kit import Ctx, Invalid, NotFound, content
 from apps.kit.checks import email_address
 from apps.mail import models as m
 from apps.mail import schemas as s
@@ -66,14 +64,11 @@ def check_addresses(field: str, addresses: list[str]) -> list[str]:
 
 
 def decode_attachment(field: str, new: s.NewAttachment) -> bytes:
-    if (new.text is None) == (new.content_base64 is None):
-        raise Invalid(f"{field}: give exactly one of text or content_base64 for {new.filename}", field=field)
-    if new.text is not None:
-        return new.text.encode()
+    """The bytes of a file to attach, given as text or base64 (``apps.kit.content``)."""
     try:
-        return base64.b64decode(new.content_base64, validate=True)
-    except (binascii.Error, ValueError):
-        raise Invalid(f"{field}: content_base64 of {new.filename} is not valid base64", field=field) from None
+        return content.decode(new.text, new.content_base64, field)
+    except Invalid as exc:  # name the file: a message may carry several
+        raise Invalid(f"{exc.message} ({new.filename})", field=field) from None
 
 
 def base_subject(subject: str) -> str:

@@ -31,7 +31,7 @@ def search_threads(ctx: Ctx, query: str = "", limit: int = 20, offset: int = 0,
     """
     operations.check_page(limit, offset)
     where, params, q = operations.matching(ctx, query)
-    conn = ctx.session.connection().connection.driver_connection
+    conn = ctx.sql
     base = "from mail_entry e join mail_message m on m.id = e.message_id"
     total = conn.execute(f"select count(distinct e.thread_id) {base} where {where}", params).fetchone()[0]
     rank_join, rank_params, order = operations.ranking(q.rank_terms)
