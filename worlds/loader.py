@@ -3,7 +3,7 @@
 Layout::
 
     world.yaml      company, domain, date "now", time zone, default actor, people, outsiders
-    mail/           messages as .eml files, attachments, mailbox state (see ``worlds.mailfiles``)
+    mail/           messages as .eml files, attachments, mailbox state (the mail app's section: ``apps.mail.world``)
     crm/            one YAML file per CRM object (see ``worlds.crm``)
     docs/           the docs workspace (see ``worlds.docs``)
 
@@ -21,7 +21,6 @@ from pydantic import ValidationError
 
 from worlds import crm, docs
 from worlds.lines import Lines, pydantic_problems, read_yaml
-from worlds.mailfiles import check_mail, load_mail
 from worlds.model import World, WorldInfo
 from worlds.sections import Sections, load_sections
 
@@ -66,16 +65,14 @@ def load_world(name_or_path: str | Path, sections: Sections | None = None) -> Wo
     root = find_world(name_or_path, sections)
     problems: list[str] = []
     info = _load_info(root, problems)
-    mail, box_lines = load_mail(root, problems)
     if info is None:
         raise WorldError(root, problems)
-    check_mail(info, mail, box_lines, problems)
     crm_data = crm.load(root, info, problems)
     docs_data = docs.load(root, info, problems)
     own = load_sections(root, info, sections or {}, problems)
     if problems:
         raise WorldError(root, problems)
-    return World(root=root, info=info, mail=mail, crm=crm_data, docs=docs_data, content_hash=content_hash(root),
+    return World(root=root, info=info, crm=crm_data, docs=docs_data, content_hash=content_hash(root),
                  sections=own)
 
 

@@ -65,8 +65,11 @@ def load_sections(root: Path, info: WorldInfo, sections: Sections, problems: lis
 
 
 def sections_key(sections: Sections) -> str:
-    """A digest of the sections' code: a generated world is written again when it changes."""
+    """A digest of the sections' code (the section's module, and the files its optional ``sources`` names):
+    a generated world is written again when it changes."""
     digest = hashlib.sha256()
     for name in sorted(sections):
-        digest.update(name.encode() + Path(inspect.getfile(type(sections[name]))).read_bytes())
+        section = sections[name]
+        files = [Path(inspect.getfile(type(section))), *getattr(section, "sources", ())]
+        digest.update(name.encode() + b"".join(path.read_bytes() for path in dict.fromkeys(files)))
     return digest.hexdigest()[:12]

@@ -25,7 +25,7 @@ class Message(SQLModel, table=True):
     as comma-joined addresses (``to_addrs``...); results and world files hold them as lists."""
 
     __tablename__ = "mail_message"
-    id: int | None = attr(None, primary_key=True, description="Row id", **_ROW)
+    id: int = attr(None, primary_key=True, description="Row id", **_ROW)
     rfc_id: str = attr(index=True, description="The RFC 5322 Message-ID header", **_ROW)
     sender: str = attr(index=True, description="Address of the sender", create=False, update=False)
     sender_name: str = attr("", description="The sender's name as the From header gives it", create=False,
@@ -59,7 +59,7 @@ class Message(SQLModel, table=True):
 
 class Attachment(SQLModel, table=True):
     __tablename__ = "mail_attachment"
-    id: int | None = attr(None, primary_key=True, description="Id of the attachment (use it in get_attachment)",
+    id: int = attr(None, primary_key=True, description="Id of the attachment (use it in get_attachment)",
                    create=False, update=False, world=False)
     message_id: int = attr(foreign_key="mail_message.id", index=True, description="The message", **_ROW)
     filename: str = attr(description="File name shown to recipients", min_length=1, max_length=255,
@@ -73,7 +73,7 @@ class Thread(SQLModel, table=True):
     """A conversation in one person's mailbox."""
 
     __tablename__ = "mail_thread"
-    id: int | None = attr(None, primary_key=True, description="Id of the thread", create=False, update=False,
+    id: int = attr(None, primary_key=True, description="Id of the thread", create=False, update=False,
                    world=False)
     owner: str = attr(index=True, description="Whose mailbox", **_ROW)
     subject: str = attr("", description="Subject of the conversation (without Re:/Fwd:)", create=False,
@@ -84,7 +84,7 @@ class Entry(SQLModel, table=True):
     """A message as it sits in one person's mailbox: the id agents see as ``message_id``."""
 
     __tablename__ = "mail_entry"
-    id: int | None = attr(None, primary_key=True, description="The message's id in this mailbox (use it in other "
+    id: int = attr(None, primary_key=True, description="The message's id in this mailbox (use it in other "
                    "operations)", create=False, update=False, world=False)
     owner: str = attr(index=True, description="Whose mailbox", **_ROW)
     message_id: int = attr(foreign_key="mail_message.id", index=True, description="The message", **_ROW)
@@ -120,10 +120,9 @@ class Outbound(SQLModel, table=True):
 TABLES: list[type[SQLModel]] = [Message, Attachment, Thread, Entry, EntryLabel, Label, Outbound]
 
 # Full-text index over messages; the people column lets free text match names and addresses too.
-DDL = fts5_index("mail_message", {
-    "subject": "new.subject", "body": "new.body_text",
-    "people": "new.sender_name || ' ' || new.sender || ' ' || new.to_addrs || ' ' || new.cc_addrs",
-})
+FULLTEXT = {"subject": "new.subject", "body": "new.body_text",
+            "people": "new.sender_name || ' ' || new.sender || ' ' || new.to_addrs || ' ' || new.cc_addrs"}
+DDL = fts5_index("mail_message", FULLTEXT)
 
 
 def split_addresses(text: str) -> list[str]:

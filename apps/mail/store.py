@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from sqlmodel import Session, delete, select
+from sqlmodel import Session, col, delete, select
 
 from apps.kit import Ctx, Invalid, NotFound, content
 from apps.kit.checks import email_address
@@ -24,6 +24,14 @@ def entry_of(ctx: Ctx, entry_id: int, field: str = "message_id") -> m.Entry:
     return entry
 
 
+def message_of(session: Session, entry: m.Entry) -> m.Message:
+    """The message an entry of a mailbox holds (an entry always holds one)."""
+    found = session.get(m.Message, entry.message_id)
+    if found is None:
+        raise NotFound(f"message {entry.id} is gone", field="message_id")
+    return found
+
+
 def entries_of(ctx: Ctx, entry_ids: list[int]) -> list[m.Entry]:
     if not entry_ids:
         raise Invalid("message_ids: give at least one message id", field="message_ids")
@@ -33,7 +41,7 @@ def entries_of(ctx: Ctx, entry_ids: list[int]) -> list[m.Entry]:
 def labels_of(session: Session, entry_ids: list[int]) -> dict[int, list[str]]:
     found: dict[int, list[str]] = defaultdict(list)
     if entry_ids:
-        rows = session.exec(select(m.EntryLabel).where(m.EntryLabel.entry_id.in_(entry_ids)))
+        rows = session.exec(select(m.EntryLabel).where(col(m.EntryLabel.entry_id).in_(entry_ids)))
         for row in rows:
             found[row.entry_id].append(row.label)
     return {i: sorted(found[i]) for i in entry_ids}
@@ -48,12 +56,12 @@ def add_labels(session: Session, entry_id: int, labels: list[str]) -> None:
 
 
 def remove_labels(session: Session, entry_id: int, labels: list[str]) -> None:
-    session.exec(delete(m.EntryLabel).where(m.EntryLabel.entry_id == entry_id, m.EntryLabel.label.in_(labels)))
+    session.exec(delete(m.EntryLabel).where(col(m.EntryLabel.entry_id) == entry_id, col(m.EntryLabel.label).in_(labels)))
 
 
 def user_label(ctx: Ctx, name: str) -> m.Label | None:
     wanted = name.strip().lower()
-    for label in ctx.session.exec(select(m.Label).where(m.Label.owner == ctx.actor)):
+    for label in ctx.session.exec(select(m.Label).where(col(m.Label.owner) == ctx.actor)):
         if label.name.lower() == wanted:
             return label
     return None
@@ -80,8 +88,8 @@ def thread_for(session: Session, owner: str, message: m.Message) -> int:
     refs = [r for r in [message.in_reply_to, *message.references.split()] if r]
     if refs:
         found = session.exec(
-            select(m.Entry.thread_id).join(m.Message, m.Message.id == m.Entry.message_id)
-            .where(m.Entry.owner == owner, m.Message.rfc_id.in_(refs))
+            select(col(m.Entry.thread_id)).join(m.Message, col(m.Message.id) == col(m.Entry.message_id))
+            .where(col(m.Entry.owner) == owner, col(m.Message.rfc_id).in_(refs))
         ).first()
         if found is not None:
             return found
@@ -104,19 +112,19 @@ def summaries(session: Session, entry_ids: list[int]) -> list[s.MessageSummary]:
     if not entry_ids:
         return []
     rows = {entry.id: (entry, msg) for entry, msg in session.exec(
-        select(m.Entry, m.Message).join(m.Message, m.Message.id == m.Entry.message_id)
-        .where(m.Entry.id.in_(entry_ids)))}
-    with_files = set(session.exec(select(m.Attachment.message_id).where(
-        m.Attachment.message_id.in_([msg.id for _, msg in rows.values()]))))
+        select(m.Entry, m.Message).join(m.Message, col(m.Message.id) == col(m.Entry.message_id))
+        .where(col(m.Entry.id).in_(entry_ids)))}
+    with_files = set(session.exec(select(col(m.Attachment.message_id)).where(
+        col(m.Attachment.message_id).in_([msg.id for _, msg in rows.values()]))))
     labels = labels_of(session, entry_ids)
     return [s.MessageSummary(**_summary_fields(*rows[i], labels[i], rows[i][1].id in with_files)) for i in entry_ids]
 
 
 def detail(session: Session, entry: m.Entry) -> s.Message:
-    msg = session.get(m.Message, entry.message_id)
+    msg = message_of(session, entry)
     labels = labels_of(session, [entry.id])[entry.id]
-    files = session.exec(select(m.Attachment).where(m.Attachment.message_id == msg.id)
-                         .order_by(m.Attachment.id)).all()
+    files = session.exec(select(m.Attachment).where(col(m.Attachment.message_id) == msg.id)
+                         .order_by(col(m.Attachment.id))).all()
     return s.Message(
         **_summary_fields(entry, msg, labels, bool(files)),
         bcc=msg.bcc if entry.owner == msg.sender else [],

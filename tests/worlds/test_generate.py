@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from simulator.registry import world_sections
 from worlds import load_world
 from worlds.generate import generate
 from worlds.loader import content_hash
@@ -14,29 +15,29 @@ from worlds.loader import content_hash
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory) -> Path:
-    return generate(11, "s", tmp_path_factory.mktemp("gen") / "s")
+    return generate(11, "s", tmp_path_factory.mktemp("gen") / "s", sections=world_sections())
 
 
 def test_same_seed_same_bytes_other_seed_other_world(small, tmp_path):
-    again = generate(11, "s", tmp_path / "again")
+    again = generate(11, "s", tmp_path / "again", sections=world_sections())
     assert content_hash(again) == content_hash(small)
     assert sorted(p.relative_to(again) for p in again.rglob("*")) == sorted(p.relative_to(small) for p in small.rglob("*"))
-    assert content_hash(generate(12, "s", tmp_path / "other")) != content_hash(small)
+    assert content_hash(generate(12, "s", tmp_path / "other", sections=world_sections())) != content_hash(small)
 
 
 def test_the_world_loads_clean_at_its_size(small):
-    world = load_world(small)
-    assert len(world.mail.messages) == 200 and len(world.docs.items) == 40
+    world = load_world(small, world_sections())
+    assert len(world.sections["mail"].messages) == 200 and len(world.docs.items) == 40
     assert len(world.crm.accounts) == 18 and len(world.crm.contacts) == 54
-    assert any(m.in_reply_to for m in world.mail.messages) and world.mail.mailboxes
+    assert any(m.in_reply_to for m in world.sections["mail"].messages) and world.sections["mail"].mailboxes
 
 
 def test_the_same_people_and_accounts_appear_across_apps(small):
-    world = load_world(small)
+    world = load_world(small, world_sections())
     contacts = {c.email: c.account for c in world.crm.contacts.values()}
     outsiders = {o.email for o in world.info.outsiders}
     assert set(contacts) <= outsiders
-    deal_mail = [m for m in world.mail.messages if m.source.startswith("mail/deal-") and m.in_reply_to is None]
+    deal_mail = [m for m in world.sections["mail"].messages if m.source.startswith("mail/deal-") and m.in_reply_to is None]
     for m in deal_mail:
         account = contacts[m.to[0]] if m.to[0] in contacts else contacts[m.sender]
         assert world.crm.accounts[account].owner in {m.sender, *m.to}
@@ -44,15 +45,15 @@ def test_the_same_people_and_accounts_appear_across_apps(small):
 
 
 def test_threads_reply_in_order(small):
-    world = load_world(small)
-    by_id = {m.message_id: m for m in world.mail.messages}
-    replies = [m for m in world.mail.messages if m.in_reply_to]
+    world = load_world(small, world_sections())
+    by_id = {m.message_id: m for m in world.sections["mail"].messages}
+    replies = [m for m in world.sections["mail"].messages if m.in_reply_to]
     assert replies and all(by_id[m.in_reply_to].date < m.date for m in replies)
     assert all(m.references[-1] == m.in_reply_to and m.subject.startswith("Re: ") for m in replies)
 
 
 def test_the_pipeline_sheet_agrees_with_the_crm(small):
-    world = load_world(small)
+    world = load_world(small, world_sections())
     sheet = next(i for i in world.docs.items if i.name == "Pipeline (from CRM)")
     rows = list(csv.reader((small / "docs" / sheet.source).read_text().splitlines()))
     assert rows == sheet.rows
@@ -62,8 +63,8 @@ def test_the_pipeline_sheet_agrees_with_the_crm(small):
 
 def test_a_generated_world_by_name_is_written_once_and_reused(tmp_path, monkeypatch):
     monkeypatch.setenv("OFFICEWORLD_CACHE_DIR", str(tmp_path))
-    first = load_world("generated-s-4")
+    first = load_world("generated-s-4", world_sections())
     assert first.info.name == "generated-s-4" and first.root.parent == tmp_path / "worlds"
     stamp = (first.root / "world.yaml").stat().st_mtime_ns
-    assert load_world("generated-s-4").root == first.root
+    assert load_world("generated-s-4", world_sections()).root == first.root
     assert (first.root / "world.yaml").stat().st_mtime_ns == stamp

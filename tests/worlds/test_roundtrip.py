@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from simulator.registry import APPS
+from simulator.registry import APPS, world_sections
 from worlds import load_world
 from worlds.generate import generate
 from worlds.writer import write_world
@@ -20,17 +20,18 @@ def digests(world) -> dict[str, str]:
 
 @pytest.mark.parametrize("source", ["harbor-legal", "generated", "factory"])
 def test_round_trip_keeps_content(source, tmp_path, world_dir):
-    path = {"harbor-legal": "harbor-legal", "factory": world_dir}.get(source) or generate(5, "s", tmp_path / "gen")
-    first = load_world(path)
+    path = {"harbor-legal": "harbor-legal", "factory": world_dir}.get(source) or generate(5, "s", tmp_path / "gen", sections=world_sections())
+    first = load_world(path, world_sections())
     before = digests(first)
-    second = load_world(write_world(first, tmp_path / "dumped"))
+    second = load_world(write_world(first, tmp_path / "dumped", world_sections()), world_sections())
     assert content(second) == content(first)
     assert digests(second) == before
 
 
 def test_dump_normalises_to_a_fixed_point(tmp_path):
-    once = write_world(load_world("harbor-legal"), tmp_path / "once")
-    twice = write_world(load_world(once), tmp_path / "twice")
+    sections = world_sections()
+    once = write_world(load_world("harbor-legal", sections), tmp_path / "once", sections)
+    twice = write_world(load_world(once, sections), tmp_path / "twice", sections)
     files = sorted(p.relative_to(once) for p in once.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(twice) for p in twice.rglob("*") if p.is_file())
     assert all((once / f).read_bytes() == (twice / f).read_bytes() for f in files)

@@ -20,12 +20,11 @@ from rich.progress import Progress
 
 from worlds.generate.crm import CrmBuilder
 from worlds.generate.docs import DocsBuilder
-from worlds.generate.mail import MailBuilder
 from worlds.generate.people import make_info
 from worlds.generate.sizes import SIZES, Size
 from worlds.generate.stories_office import Stories
 from worlds.sections import Sections, sections_key
-from worlds.writer import format_message, write_crm, write_docs, write_info
+from worlds.writer import write_crm, write_docs, write_info
 
 __all__ = ["SIZES", "Size", "ensure", "generate"]
 
@@ -33,7 +32,11 @@ __all__ = ["SIZES", "Size", "ensure", "generate"]
 def generate(seed: int, size: str, out: Path, progress: bool = False, name: str | None = None,
              sections: Sections | None = None) -> Path:
     """Write a world of ``size`` (a key of ``SIZES``) for ``seed`` into ``out``; return ``out``. Apps that
-    bring their own world section (``sections``) generate and write their data themselves."""
+    bring their own world section (``sections``) generate and write their data themselves; the stories
+    script their mail through the mail section's ``builder``, which it needs."""
+    sections = sections or {}
+    if "mail" not in sections:
+        raise ValueError("the generator's stories need the mail section (simulator.registry.world_sections())")
     spec = SIZES[size]
     fake = Faker("en_US")
     fake.seed_instance(seed)
@@ -45,15 +48,17 @@ def generate(seed: int, size: str, out: Path, progress: bool = False, name: str 
     info.outsiders = crm_builder.outsiders
     with Progress(transient=True) if progress else nullcontext() as bar:
         tick = _ticker(bar, "mail", spec.messages)
-        builder = MailBuilder(fake, rng, info, crm, seed)
+        builder = sections["mail"].builder(fake, rng, info, crm, seed)
         plot = Stories(fake, random.Random(f"{seed}:stories"), info, crm, builder, taken).tell(spec.messages * 3 // 5)
         mail = builder.build(spec.messages, tick)
         docs = DocsBuilder(fake, rng, info, crm).build(spec.documents, plot.items)
         write_info(info, out)
         write_crm(crm, out)
         write_docs(docs, out)
-        _write_mail(mail, out, _ticker(bar, "writing mail", len(mail.messages)))
-    for app, section in sorted((sections or {}).items()):
+        sections["mail"].write(mail, out)
+    for app, section in sorted(sections.items()):
+        if app == "mail":
+            continue
         data = section.generate(random.Random(f"{seed}:{app}"), info, size)
         if hasattr(section, "schedule"):  # the meetings the stories' mail names
             data = section.schedule(data, plot.meetings)
@@ -66,17 +71,6 @@ def _ticker(bar: Progress | None, label: str, total: int):
         return lambda n=1: None
     task = bar.add_task(label, total=total)
     return lambda n=1: bar.advance(task, n)
-
-
-def _write_mail(mail, out: Path, tick) -> None:
-    from worlds.writer import write_mail
-
-    for folder in sorted({(out / message.source).parent for message in mail.messages}):
-        folder.mkdir(parents=True, exist_ok=True)
-    for message in mail.messages:
-        (out / message.source).write_bytes(format_message(message))
-        tick()
-    write_mail(mail.model_copy(update={"messages": [m for m in mail.messages if m.attachments]}), out)
 
 
 def cache_root() -> Path:

@@ -14,14 +14,17 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from faker import Faker
 
 from worlds.crm import CrmData, EventRecord, HistoryEntry, NoteRecord, TaskRecord
 from worlds.docs import Item, Revision
-from worlds.generate.mail import MailBuilder
 from worlds.model import WorldInfo
+
+if TYPE_CHECKING:
+    from apps.mail.generate import MailBuilder  # the mail section's builder (``MailSection.builder``)
 
 # The stages a deal passes through, in order; Prospecting is where it is created.
 ORDER = ["Prospecting", "Qualification", "Needs Analysis", "Value Proposition", "Proposal", "Negotiation"]
