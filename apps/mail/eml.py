@@ -97,8 +97,8 @@ class _Plain:
     ``email``'s parser, which is most of the cost of loading a large world. It answers as ``email``'s
     compat32 message does (``msg[name]``: the first value as written; ``get_all``)."""
 
-    def __init__(self, headers: dict[str, list[str]], body: str):
-        self.headers, self.body = headers, body
+    def __init__(self, headers: dict[str, list[str]], lines: dict[str, int], body: str):
+        self.headers, self.lines, self.body = headers, lines, body
 
     def __getitem__(self, name: str) -> str | None:
         values = self.headers.get(name.lower())
@@ -119,23 +119,26 @@ def _plain(raw: bytes) -> _Plain | None:
     if not blank or b"\r" in head or head.startswith(b"From ") or not head.isascii():
         return None
     headers: dict[str, list[str]] = {}
+    lines: dict[str, int] = {}  # as ``header_lines`` finds them
     last: list[str] | None = None
-    for line in head.decode("ascii").split("\n"):
+    for number, line in enumerate(head.decode("ascii").split("\n"), start=1):
         if line[:1] in (" ", "\t"):
-            if last is None:
+            if last is None or not line.strip():
                 return None
             last[-1] += "\n" + line
             continue
         name, colon, value = line.partition(":")
         if not colon or not _NAME.fullmatch(name):
             return None
-        last = headers.setdefault(name.lower(), [])
+        key = name.lower()
+        last = headers.setdefault(key, [])
         last.append(value.lstrip(" \t"))
+        lines.setdefault(key, number)
     kinds, encodings = headers.get("content-type", []), headers.get("content-transfer-encoding", [])
     if len(kinds) > 1 or len(encodings) > 1 or (kinds and kinds[0].strip().lower() not in _PLAIN_TYPES) or (
             encodings and encodings[0].strip().lower() not in ("7bit", "8bit")):
         return None
-    return _Plain(headers, body.decode("utf-8", "replace"))
+    return _Plain(headers, lines, body.decode("utf-8", "replace"))
 
 
 def _sender(value: str) -> tuple[str, str]:
@@ -155,7 +158,7 @@ def load_message(root: Path, path: Path, problems: list[str]) -> MailMessage | N
     problems.extend(f"{where}:1: missing header {h}" for h in missing)
     if missing:
         return None
-    lines = header_lines(raw)
+    lines = msg.lines if isinstance(msg, _Plain) else header_lines(raw)
     name, sender = _sender(str(msg["From"]))
     name = _text(name)
     try:

@@ -13,6 +13,7 @@ people and outsiders. ``writings`` gives the messages' own words to the cross-ap
 from __future__ import annotations
 
 import random
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from apps.mail.generate import MailBuilder
 
 _BOXES = "mail/mailboxes.yaml"
+_BATCH, _WRITERS = 2_000, 8  # files formatted before they are written; threads writing them
 
 
 class MailSection:
@@ -70,14 +72,18 @@ class MailSection:
         data = _mail(data)
         for folder in sorted({(out / m.source).parent for m in data.messages}):
             folder.mkdir(parents=True, exist_ok=True)
-        written: set[str] = set()
+        files: dict[Path, bytes] = {}
         for message in data.messages:
-            (out / message.source).write_bytes(eml.format_message(message))
+            files[out / message.source] = eml.format_message(message)
             for a in message.attachments:
-                if a.filename not in written and not (target := out / "mail" / "attachments" / a.filename).is_file():
+                target = out / "mail" / "attachments" / a.filename
+                if target not in files and not target.is_file():
                     target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(a.content)
-                written.add(a.filename)
+                    files[target] = a.content
+            if len(files) >= _BATCH:
+                _write_files(files)
+                files = {}
+        _write_files(files)
         if data.mailboxes:
             boxes = {owner: box.model_dump(exclude_defaults=True) for owner, box in data.mailboxes.items()}
             dump_yaml(boxes, out / _BOXES)
@@ -103,6 +109,13 @@ class MailSection:
         """Each message's text for the cross-app checks: ``{source, text, date (aware), people}``."""
         for m in _mail(data).messages:
             yield {"source": m.source, "text": m.body_text, "date": m.date, "people": {m.sender, *m.to, *m.cc}}
+
+
+def _write_files(files: dict[Path, bytes]) -> None:
+    """Write the files from a few threads: creating a file mostly waits on the file system, not the CPU."""
+    with ThreadPoolExecutor(_WRITERS) as pool:
+        for _ in pool.map(lambda item: item[0].write_bytes(item[1]), files.items()):
+            pass
 
 
 def _mail(data: BaseModel) -> MailData:
