@@ -1,7 +1,7 @@
 """An app's own section of a world: how the app reads, checks, writes and generates its data.
 
 ``worlds`` keeps the company-wide part (``world.yaml``: company, people, outsiders, time zone) and the
-sections of mail, CRM and docs that it has always held. Any other app brings its section itself, as
+sections of CRM and docs that it has always held. Any other app brings its section itself, as
 an object with this shape (``App.world`` in the kit; the simulator's registry collects them), so that
 nothing in ``worlds/`` names that app. The loader, writer and generator take a mapping
 ``{app name: section}``; a world folder without the app's folder gets the section's empty data.
@@ -15,6 +15,11 @@ Two optional methods join a section to the generator's stories and the cross-app
 stories' meetings added (``{key: {title, organizer, start, end, attendees, location}}``, naive times in
 the world's zone), and ``meetings(data, info)`` lists the one-off meetings the data holds as
 ``{where, key, title, start (aware), attendees}`` for the checks to find what the mail names.
+
+The mail app's section (``apps.mail.world``) adds three: ``writings(data)`` gives what its messages
+state (``{source, text, date, people}``) to the cross-app checks, ``builder(...)`` the object the
+generator's stories script their threads through (the generator needs the mail section), and
+``sources`` the files besides the section's module whose change writes generated worlds again.
 """
 
 from __future__ import annotations
