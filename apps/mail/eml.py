@@ -149,8 +149,9 @@ def _sender(value: str) -> tuple[str, str]:
     return (found[1] or "", found[2]) if found[2] else ("", found[3])
 
 
-def load_message(root: Path, path: Path, problems: list[str]) -> MailMessage | None:
-    where = path.relative_to(root).as_posix()
+def load_message(root: Path, path: Path, problems: list[str], where: str | None = None) -> MailMessage | None:
+    """The message of ``path`` (``where``: its path from the world's root), or None after adding its problems."""
+    where = where or path.relative_to(root).as_posix()
     raw = path.read_bytes()
     # compat32 parses headers lazily: several times faster than policy.default on 100,000 messages.
     msg: Any = _plain(raw) or email.message_from_bytes(raw, policy=email.policy.compat32)

@@ -12,6 +12,7 @@ people and outsiders. ``writings`` gives the messages' own words to the cross-ap
 
 from __future__ import annotations
 
+import os
 import random
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -43,7 +44,8 @@ class MailSection:
         folder = root / self.folder
         if not folder.is_dir():
             return MailData()
-        messages = [m for p in sorted(folder.rglob("*.eml")) if (m := eml.load_message(root, p, problems))]
+        messages = [m for where in _eml_files(root, self.folder)
+                    if (m := eml.load_message(root, root / where, problems, where))]
         mailboxes: dict[str, Mailbox] = {}
         lines = Lines()
         if (folder / "mailboxes.yaml").is_file():
@@ -109,6 +111,15 @@ class MailSection:
         """Each message's text for the cross-app checks: ``{source, text, date (aware), people}``."""
         for m in _mail(data).messages:
             yield {"source": m.source, "text": m.body_text, "date": m.date, "people": {m.sender, *m.to, *m.cc}}
+
+
+def _eml_files(root: Path, folder: str) -> list[str]:
+    """Every ``.eml`` under ``root/folder`` as ``folder/...``, in the order of their sorted paths."""
+    found = []
+    for here, _, names in os.walk(root / folder):
+        inside = Path(here).relative_to(root).as_posix()
+        found += [f"{inside}/{name}" for name in names if name.endswith(".eml")]
+    return sorted(found, key=lambda where: where.split("/"))
 
 
 def _write_files(files: dict[Path, bytes]) -> None:
