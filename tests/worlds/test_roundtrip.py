@@ -20,7 +20,8 @@ def digests(world) -> dict[str, str]:
 
 @pytest.mark.parametrize("source", ["harbor-legal", "generated", "factory"])
 def test_round_trip_keeps_content(source, tmp_path, world_dir):
-    path = {"harbor-legal": "harbor-legal", "factory": world_dir}.get(source) or generate(5, "s", tmp_path / "gen", sections=world_sections())
+    path = ({"harbor-legal": "harbor-legal", "factory": world_dir}.get(source)
+            or generate(5, "s", tmp_path / "gen", sections=world_sections()))
     first = load_world(path, world_sections())
     before = digests(first)
     second = load_world(write_world(first, tmp_path / "dumped", world_sections()), world_sections())
