@@ -27,12 +27,14 @@ def _load_or_exit(name_or_path: str) -> World:
 
 def counts(world: World) -> dict[str, dict[str, int]]:
     """Records per app and kind: mail messages and threads, each CRM object, each docs collection."""
-    mail = world.mail.messages
-    threads = {m.source.rsplit("/", 1)[0] for m in mail}
-    found = {"mail": {"messages": len(mail), "threads": len(threads),
-                      "attachments": sum(len(m.attachments) for m in mail)}}
+    found = {}
+    if "mail" in world.sections:
+        mail = world.sections["mail"].messages
+        found["mail"] = {"messages": len(mail), "threads": len({m.source.rsplit("/", 1)[0] for m in mail}),
+                         "attachments": sum(len(m.attachments) for m in mail)}
     for app, data in world.sections.items():
-        found[app] = {name: len(value) for name, value in data if isinstance(value, (dict, list))}
+        if app != "mail":
+            found[app] = {name: len(value) for name, value in data if isinstance(value, (dict, list))}
     return found
 
 
@@ -64,7 +66,8 @@ def list_worlds() -> None:
         except WorldError as exc:
             typer.echo(f"{name:16} BROKEN ({len(exc.problems)} problems: run `officeworld worlds check {name}`)")
             continue
-        typer.echo(f"{name:16} {w.info.company} — {len(w.info.people)} people, {len(w.mail.messages)} messages, "
+        messages = counts(w).get("mail", {}).get("messages", 0)
+        typer.echo(f"{name:16} {w.info.company} — {len(w.info.people)} people, {messages} messages, "
                    f"now {w.info.now.isoformat()}")
 
 

@@ -10,6 +10,8 @@
   quarter (Closed Lost aside), so its total is the pipeline's; and mail quoting a sheet's total
   (``the "Forecast Q1 2026" sheet totals $1,087,000``) quotes that total.
 
+What mail states comes from the sections that declare ``writings(data)`` (``{source, text, date, people}``
+each: the mail app's messages); the meetings from those that declare ``meetings`` (``worlds.sections``).
 Quoted lines (``>``) are someone else's earlier words and are not read again. Each problem is written
 ``file:line: what is wrong``, naming the other side's file too. ``check(world, sections)`` runs them all.
 """
@@ -46,15 +48,13 @@ def check(world: World, sections: Sections | None = None) -> list[str]:
             problems += sheets.check_sheet(facts, item)
         elif item.type == "document" and item.text and "$" in item.text:
             problems += facts.amounts_quoted(item.text, item.modified, lambda *n, i=item: _doc_line(i, *n))
-    for message in world.mail.messages:
-        text = _own_lines(message.body_text)
+    for text, moment, people, source in facts.writings:
+        text = _own_lines(text)
         if not any(mark in text for mark in ('" on ', "$")):
             continue
-        where = lambda *needles, m=message: _line(world, m.source, *needles)  # noqa: E731
-        local = message.date.astimezone(facts.zone)
-        people = {message.sender, *message.to, *message.cc}
-        problems += facts.meetings_named(text, local, people, where)
-        problems += facts.amounts_quoted(text, message.date, where)
+        where = lambda *needles, s=source: _line(world, s, *needles)  # noqa: E731
+        problems += facts.meetings_named(text, moment.astimezone(facts.zone), people, where)
+        problems += facts.amounts_quoted(text, moment, where)
         problems += facts.sheet_totals(text, where)
     return problems
 
@@ -65,10 +65,14 @@ class _Facts:
     def __init__(self, world: World, sections: Sections):
         self.world, self.zone = world, ZoneInfo(world.info.timezone)
         self.meetings: dict[str, list[dict]] = {}
+        self.writings: list[tuple[str, datetime, set[str], str]] = []  # (text, sent, people, file) of messages
         for app, section in sections.items():
             if hasattr(section, "meetings") and app in world.sections:
                 for meeting in section.meetings(world.sections[app], world.info):
                     self.meetings.setdefault(meeting["title"], []).append(meeting)
+            if hasattr(section, "writings") and app in world.sections:
+                self.writings += [(w["text"], w["date"], w["people"], w["source"])
+                                  for w in section.writings(world.sections[app])]
         self.opps: dict = {}  # the deals a section declares (the CRM's opportunities), and where each is written
         self._deals: tuple[Any, Any] | None = None  # (section, data) of the section that declares deals
         for app, section in sections.items():

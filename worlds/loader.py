@@ -3,7 +3,8 @@
 Layout::
 
     world.yaml      company, domain, date "now", time zone, default actor, people, outsiders
-    mail/           messages as .eml files, attachments, mailbox state (see ``worlds.mailfiles``)
+    <app>/          each app's own section (mail: ``apps.mail.world``, crm: ``apps.crm.world``, docs:
+                    ``apps.docs.world``, calendar: ``apps.calendar.world``), read by ``worlds.sections``
 
 Loading never stops at the first problem: ``WorldError.problems`` lists them all, each written
 ``file:line: what is wrong``, so one run of ``officeworld worlds check`` shows everything to fix.
@@ -18,7 +19,6 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from worlds.lines import Lines, pydantic_problems, read_yaml
-from worlds.mailfiles import check_mail, load_mail
 from worlds.model import World, WorldInfo
 from worlds.sections import Sections, load_sections
 
@@ -63,14 +63,12 @@ def load_world(name_or_path: str | Path, sections: Sections | None = None) -> Wo
     root = find_world(name_or_path, sections)
     problems: list[str] = []
     info = _load_info(root, problems)
-    mail, box_lines = load_mail(root, problems)
     if info is None:
         raise WorldError(root, problems)
-    check_mail(info, mail, box_lines, problems)
     own = load_sections(root, info, sections or {}, problems)
     if problems:
         raise WorldError(root, problems)
-    return World(root=root, info=info, mail=mail, content_hash=content_hash(root),
+    return World(root=root, info=info, content_hash=content_hash(root),
                  sections=own)
 
 

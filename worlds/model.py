@@ -66,46 +66,6 @@ class WorldInfo(Strict):
         return self.utc(self.now)
 
 
-class Attachment(Strict):
-    filename: str
-    mime_type: str
-    content: bytes
-
-
-class MailMessage(Strict):
-    """One message file (``.eml``) of the world's mail."""
-
-    source: str
-    lines: dict[str, int] = Field(default_factory=dict, exclude=True, description="Header name -> line in source")
-    message_id: str
-    sender: str
-    sender_name: str = ""
-    to: list[str]
-    cc: list[str] = Field(default_factory=list)
-    bcc: list[str] = Field(default_factory=list)
-    subject: str
-    date: datetime
-    in_reply_to: str | None = None
-    references: list[str] = Field(default_factory=list)
-    list_id: str | None = None
-    body_text: str
-    body_html: str | None = None
-    attachments: list[Attachment] = Field(default_factory=list)
-    draft: bool = False
-
-
-class Mailbox(Strict):
-    """Per-person mailbox state from ``mail/mailboxes.yaml``: user labels and labels on messages."""
-
-    labels: list[str] = Field(default_factory=list)
-    messages: dict[str, list[str]] = Field(default_factory=dict)
-
-
-class MailData(Strict):
-    messages: list[MailMessage] = Field(default_factory=list)
-    mailboxes: dict[str, Mailbox] = Field(default_factory=dict)
-
-
 class World(Strict):
     """A whole world: its info, each app's data, and a digest of its files (the compile cache key)."""
 
@@ -113,7 +73,6 @@ class World(Strict):
 
     root: Path
     info: WorldInfo
-    mail: MailData
     content_hash: str
     sections: dict[str, Any] = Field(default_factory=dict, description="Data of apps that bring their own "
                                      "world section (``worlds.sections``), by app name")

@@ -1,7 +1,7 @@
 """An app's own section of a world: how the app reads, checks, writes and generates its data.
 
-``worlds`` keeps the company-wide part (``world.yaml``: company, people, outsiders, time zone) and the
-sections of mail that it has always held. Any other app brings its section itself, as
+``worlds`` keeps the company-wide part (``world.yaml``: company, people, outsiders, time zone) and
+no app's data: every app, mail, CRM and docs included, brings its section itself, as
 an object with this shape (``App.world`` in the kit; the simulator's registry collects them), so that
 nothing in ``worlds/`` names that app. The loader, writer and generator take a mapping
 ``{app name: section}``; a world folder without the app's folder gets the section's empty data.
@@ -17,6 +17,11 @@ the world's zone), and ``meetings(data, info)`` lists the one-off meetings the d
 ``{where, key, title, start (aware), attendees}`` for the checks to find what the mail names. A third,
 ``furnish(fake, rng, info, size, crm=..., told=...)``, replaces ``generate`` for a section whose generated
 data is about the CRM's records and the stories' (docs): the generator passes those and its faker and rng.
+
+The mail app's section (``apps.mail.world``) adds three: ``writings(data)`` gives what its messages
+state (``{source, text, date, people}``) to the cross-app checks, ``thread_builder(...)`` the object the
+generator's stories script their threads through (the generator needs the mail section), and
+``sources`` the files besides the section's module whose change writes generated worlds again.
 """
 
 from __future__ import annotations
@@ -70,11 +75,11 @@ def load_sections(root: Path, info: WorldInfo, sections: Sections, problems: lis
 
 
 def sections_key(sections: Sections) -> str:
-    """A digest of the sections' code: a generated world is written again when it changes. A section whose
-    code spans several files lists them as ``sources``; else its class's module is digested."""
+    """A digest of the sections' code (the section's module, and the files its optional ``sources`` names):
+    a generated world is written again when it changes."""
     digest = hashlib.sha256()
     for name in sorted(sections):
-        section = sections[name]  # its module, and the modules it names in an optional ``sources``
-        for path in [inspect.getfile(type(section)), *getattr(section, "sources", ())]:
-            digest.update(name.encode() + Path(path).read_bytes())
+        section = sections[name]
+        files = [Path(inspect.getfile(type(section))), *getattr(section, "sources", ())]
+        digest.update(name.encode() + b"".join(path.read_bytes() for path in dict.fromkeys(files)))
     return digest.hexdigest()[:12]

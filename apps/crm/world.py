@@ -60,7 +60,7 @@ class CrmSection:
             dump_yaml(activities, out / self.folder / "activities.yaml")
 
     def generate(self, rng: random.Random, info: WorldInfo, size: str) -> CrmData:
-        """CRM data alone (the world generator calls ``builder`` instead, to share its faker and stories)."""
+        """CRM data alone (the world generator calls ``records_builder`` instead, to share its faker and stories)."""
         from faker import Faker
 
         from apps.crm.generate import CrmBuilder
@@ -70,7 +70,7 @@ class CrmSection:
         fake.seed_instance(rng.randrange(2**32))
         return CrmBuilder(fake, rng, info, {p.email for p in info.people}).build(SIZES[size].accounts)
 
-    def builder(self, fake: Faker, rng: random.Random, info: WorldInfo, taken: set[str]) -> CrmBuilder:
+    def records_builder(self, fake: Faker, rng: random.Random, info: WorldInfo, taken: set[str]) -> CrmBuilder:
         """The generator of a world's CRM records; its ``outsiders`` are the contacts, for ``world.yaml``."""
         from apps.crm.generate import CrmBuilder
 

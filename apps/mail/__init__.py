@@ -5,6 +5,7 @@ from pathlib import Path
 from apps.kit import App, OperationSet
 from apps.mail import composing, models, operations, threads
 from apps.mail.seed import seed
+from apps.mail.world import MailSection
 
 APP = App(
     name="mail",
@@ -14,4 +15,5 @@ APP = App(
     ddl=models.DDL,
     seed=seed,
     source_dir=Path(__file__).parent,
+    world=MailSection(),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlmodel import delete
+from sqlmodel import col, delete
 
 from apps.kit import Ctx, NotFound, OperationSet
 from apps.mail import delivery, store
@@ -35,7 +35,7 @@ def send(ctx: Ctx, to: list[str], subject: str, body: str, cc: list[str] = [], b
 
 def _reply(ctx: Ctx, message_id: int, body: str, reply_all: bool, attachments: list[s.NewAttachment]):
     entry = store.entry_of(ctx, message_id)
-    parent = ctx.session.get(m.Message, entry.message_id)
+    parent = store.message_of(ctx.session, entry)
     to, cc = delivery.reply_recipients(ctx, parent, reply_all)
     text = f"{body}\n\n{delivery.quoted(ctx, parent)}"
     msg = delivery.new_message(ctx, to, cc, [], delivery.prefixed("Re:", parent.subject), text, parent=parent)
@@ -78,7 +78,7 @@ def forward(ctx: Ctx, message_id: int, to: list[str], body: str = "", cc: list[s
         cc: Addresses to copy.
     """
     entry = store.entry_of(ctx, message_id)
-    original = ctx.session.get(m.Message, entry.message_id)
+    original = store.message_of(ctx.session, entry)
     text = f"{body}\n\n{delivery.forwarded(ctx, original)}".lstrip()
     msg = delivery.new_message(ctx, to, cc, [], delivery.prefixed("Fwd:", original.subject), text)
     delivery.copy_attachments(ctx, original, msg)
@@ -100,7 +100,7 @@ def create_draft(ctx: Ctx, to: list[str] = [], subject: str = "", body: str = ""
     """
     parent = None
     if reply_to_message_id is not None:
-        parent = ctx.session.get(m.Message, store.entry_of(ctx, reply_to_message_id, "reply_to_message_id").message_id)
+        parent = store.message_of(ctx.session, store.entry_of(ctx, reply_to_message_id, "reply_to_message_id"))
         subject = subject or delivery.prefixed("Re:", parent.subject)
     msg = delivery.new_message(ctx, to, cc, bcc, subject, body, parent=parent)
     return store.detail(ctx.session, store.file_message(ctx.session, ctx.actor, msg, ["DRAFT"]))
@@ -110,7 +110,7 @@ def _draft(ctx: Ctx, draft_id: int) -> tuple[m.Entry, m.Message]:
     entry = store.entry_of(ctx, draft_id, "draft_id")
     if "DRAFT" not in store.labels_of(ctx.session, [entry.id])[entry.id]:
         raise NotFound(f"message {draft_id} is not a draft", field="draft_id")
-    return entry, ctx.session.get(m.Message, entry.message_id)
+    return entry, store.message_of(ctx.session, entry)
 
 
 @ops.write
@@ -157,8 +157,8 @@ def discard_draft(ctx: Ctx, draft_id: int) -> s.Removed:
         draft_id: Id of the draft.
     """
     entry, msg = _draft(ctx, draft_id)
-    ctx.session.exec(delete(m.EntryLabel).where(m.EntryLabel.entry_id == entry.id))
-    ctx.session.exec(delete(m.Attachment).where(m.Attachment.message_id == msg.id))
+    ctx.session.exec(delete(m.EntryLabel).where(col(m.EntryLabel.entry_id) == entry.id))
+    ctx.session.exec(delete(m.Attachment).where(col(m.Attachment.message_id) == msg.id))
     ctx.session.delete(entry)
     ctx.session.flush()
     ctx.session.delete(msg)

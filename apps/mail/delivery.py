@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from zoneinfo import ZoneInfo
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from apps.kit import Ctx, Invalid
 from apps.mail import models as m
@@ -47,7 +47,7 @@ def attach(ctx: Ctx, msg: m.Message, files: list[s.NewAttachment]) -> None:
 
 
 def copy_attachments(ctx: Ctx, source: m.Message, target: m.Message) -> None:
-    for a in ctx.session.exec(select(m.Attachment).where(m.Attachment.message_id == source.id)):
+    for a in ctx.session.exec(select(m.Attachment).where(col(m.Attachment.message_id) == source.id)):
         ctx.session.add(m.Attachment(message_id=target.id, filename=a.filename, mime_type=a.mime_type,
                                      size=a.size, content=a.content))
 

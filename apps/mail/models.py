@@ -1,38 +1,48 @@
-"""Mail tables: a message is stored once; each mailbox holds entries pointing at it, with labels.
+"""Mail's entities, each declared once (``apps.kit.entity``): the tables, and from their fields what
+agents give and see and what a world's ``mail/`` files hold (``schemas``, ``world``).
 
-Gmail's model: every person's mailbox has its own copy of a message (an entry) with its own labels
-and thread. System labels are labels too (INBOX, SENT, DRAFT, TRASH, SPAM, STARRED, IMPORTANT, UNREAD).
+Gmail's model: a message is stored once; every person's mailbox has its own copy of it (an entry)
+with its own labels and thread. System labels are labels too (INBOX, SENT, DRAFT, TRASH, SPAM,
+STARRED, IMPORTANT, UNREAD).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlmodel import Field, SQLModel
+from sqlalchemy import String
+from sqlmodel import SQLModel
 
+from apps.kit.entity import attr
 from apps.kit.fulltext import fts5_index
 
 SYSTEM_LABELS = ("INBOX", "SENT", "DRAFT", "TRASH", "SPAM", "STARRED", "IMPORTANT", "UNREAD")
+_ROW = dict(create=False, update=False, see=False, world=False)  # a row id or link nobody sets or sees
 
 
 class Message(SQLModel, table=True):
-    """The content of a message, shared by the mailboxes it was delivered to."""
+    """The content of a message, shared by the mailboxes it was delivered to. The recipients are kept
+    as comma-joined addresses (``to_addrs``...); results and world files hold them as lists."""
 
     __tablename__ = "mail_message"
-    id: int | None = Field(default=None, primary_key=True)
-    rfc_id: str = Field(index=True)
-    sender: str = Field(index=True)
-    sender_name: str = ""
-    to_addrs: str = ""
-    cc_addrs: str = ""
-    bcc_addrs: str = ""
-    subject: str = ""
-    body_text: str = ""
-    body_html: str | None = None
-    date: datetime = Field(index=True)
-    in_reply_to: str | None = None
-    references: str = ""
-    list_id: str | None = Field(default=None, description="The List-Id header of mailing-list mail")
+    id: int = attr(None, primary_key=True, description="Row id", **_ROW)
+    rfc_id: str = attr(index=True, description="The RFC 5322 Message-ID header", **_ROW)
+    sender: str = attr(index=True, description="Address of the sender", create=False, update=False)
+    sender_name: str = attr("", description="The sender's name as the From header gives it", create=False,
+                            update=False)
+    to_addrs: str = attr("", description="Recipients, comma-joined", **_ROW)
+    cc_addrs: str = attr("", description="Copied addresses, comma-joined", **_ROW)
+    bcc_addrs: str = attr("", description="Blindly copied addresses, comma-joined", **_ROW)
+    subject: str = attr("", description="Subject line")
+    body_text: str = attr("", description="Plain-text body", see=False)
+    body_html: str | None = attr(None, description="HTML version of the body, if any")
+    date: datetime = attr(index=True, description="When the message was sent (or the draft last saved)",
+                          create=False, update=False)
+    in_reply_to: str | None = attr(None, description="Message-ID of the message this one answers",
+                                   create=False, update=False)
+    references: str = attr("", description="Message-IDs of the thread so far, space-separated", **_ROW)
+    list_id: str | None = attr(None, description="The List-Id header of mailing-list mail", create=False,
+                               update=False, see=False)
 
     @property
     def to(self) -> list[str]:
@@ -49,65 +59,70 @@ class Message(SQLModel, table=True):
 
 class Attachment(SQLModel, table=True):
     __tablename__ = "mail_attachment"
-    id: int | None = Field(default=None, primary_key=True)
-    message_id: int = Field(foreign_key="mail_message.id", index=True)
-    filename: str
-    mime_type: str
-    size: int
-    content: bytes
+    id: int = attr(None, primary_key=True, description="Id of the attachment (use it in get_attachment)",
+                   create=False, update=False, world=False)
+    message_id: int = attr(foreign_key="mail_message.id", index=True, description="The message", **_ROW)
+    filename: str = attr(description="File name shown to recipients", min_length=1, max_length=255,
+                    sa_type=String)  # VARCHAR as before: the length is checked, not declared
+    mime_type: str = attr("application/octet-stream", description="MIME type, e.g. text/csv")
+    size: int = attr(description="Size in bytes", create=False, update=False, world=False)
+    content: bytes = attr(description="The file's bytes", create=False, update=False, see=False)
 
 
 class Thread(SQLModel, table=True):
     """A conversation in one person's mailbox."""
 
     __tablename__ = "mail_thread"
-    id: int | None = Field(default=None, primary_key=True)
-    owner: str = Field(index=True)
-    subject: str = ""
+    id: int = attr(None, primary_key=True, description="Id of the thread", create=False, update=False,
+                   world=False)
+    owner: str = attr(index=True, description="Whose mailbox", **_ROW)
+    subject: str = attr("", description="Subject of the conversation (without Re:/Fwd:)", create=False,
+                        update=False, world=False)
 
 
 class Entry(SQLModel, table=True):
     """A message as it sits in one person's mailbox: the id agents see as ``message_id``."""
 
     __tablename__ = "mail_entry"
-    id: int | None = Field(default=None, primary_key=True)
-    owner: str = Field(index=True)
-    message_id: int = Field(foreign_key="mail_message.id", index=True)
-    thread_id: int = Field(foreign_key="mail_thread.id", index=True)
+    id: int = attr(None, primary_key=True, description="The message's id in this mailbox (use it in other "
+                   "operations)", create=False, update=False, world=False)
+    owner: str = attr(index=True, description="Whose mailbox", **_ROW)
+    message_id: int = attr(foreign_key="mail_message.id", index=True, description="The message", **_ROW)
+    thread_id: int = attr(foreign_key="mail_thread.id", index=True, description="The conversation",
+                          create=False, update=False, world=False)
 
 
 class EntryLabel(SQLModel, table=True):
     __tablename__ = "mail_entry_label"
-    entry_id: int = Field(foreign_key="mail_entry.id", primary_key=True)
-    label: str = Field(primary_key=True, index=True)
+    entry_id: int = attr(foreign_key="mail_entry.id", primary_key=True, description="The entry", **_ROW)
+    label: str = attr(primary_key=True, index=True, description="A system or user label", **_ROW)
 
 
 class Label(SQLModel, table=True):
     """A user label in one person's mailbox."""
 
     __tablename__ = "mail_label"
-    id: int | None = Field(default=None, primary_key=True)
-    owner: str = Field(index=True)
-    name: str
+    id: int | None = attr(None, primary_key=True, description="Row id", **_ROW)
+    owner: str = attr(index=True, description="Whose mailbox", **_ROW)
+    name: str = attr(description="The label's name, e.g. 'Deals/Renewals'.", update=False)
 
 
 class Outbound(SQLModel, table=True):
     """Mail that left the world: one row per outside recipient, for graders to read."""
 
     __tablename__ = "mail_outbound"
-    id: int | None = Field(default=None, primary_key=True)
-    message_id: int = Field(foreign_key="mail_message.id", index=True)
-    recipient: str
-    sent_at: datetime
+    id: int | None = attr(None, primary_key=True, description="Row id", **_ROW)
+    message_id: int = attr(foreign_key="mail_message.id", index=True, description="The message sent", **_ROW)
+    recipient: str = attr(description="The outside address", **_ROW)
+    sent_at: datetime = attr(description="When it left", **_ROW)
 
 
-TABLES = [Message, Attachment, Thread, Entry, EntryLabel, Label, Outbound]
+TABLES: list[type[SQLModel]] = [Message, Attachment, Thread, Entry, EntryLabel, Label, Outbound]
 
 # Full-text index over messages; the people column lets free text match names and addresses too.
-DDL = fts5_index("mail_message", {
-    "subject": "new.subject", "body": "new.body_text",
-    "people": "new.sender_name || ' ' || new.sender || ' ' || new.to_addrs || ' ' || new.cc_addrs",
-})
+FULLTEXT = {"subject": "new.subject", "body": "new.body_text",
+            "people": "new.sender_name || ' ' || new.sender || ' ' || new.to_addrs || ' ' || new.cc_addrs"}
+DDL = fts5_index("mail_message", FULLTEXT)
 
 
 def split_addresses(text: str) -> list[str]:

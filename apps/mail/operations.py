@@ -5,11 +5,9 @@ Every ``message_id`` is the id of a message in the acting user's own mailbox.
 
 from __future__ import annotations
 
-import base64
+from sqlmodel import col, delete, func, select
 
-from sqlmodel import delete, func, select
-
-from apps.kit import Conflict, Ctx, Invalid, NotFound, OperationSet
+from apps.kit import Conflict, Ctx, Invalid, NotFound, OperationSet, content
 from apps.mail import fastpath, store
 from apps.mail import models as m
 from apps.mail import schemas as s
@@ -90,8 +88,8 @@ def get_thread(ctx: Ctx, thread_id: int) -> s.Thread:
     if thread is None or thread.owner != ctx.actor:
         raise NotFound(f"no thread {thread_id} in your mailbox", field="thread_id")
     entries = ctx.session.exec(
-        select(m.Entry).join(m.Message, m.Message.id == m.Entry.message_id)
-        .where(m.Entry.thread_id == thread_id).order_by(m.Message.date, m.Entry.id)).all()
+        select(m.Entry).join(m.Message, col(m.Message.id) == col(m.Entry.message_id))
+        .where(col(m.Entry.thread_id) == thread_id).order_by(col(m.Message.date), col(m.Entry.id))).all()
     return s.Thread(id=thread.id, subject=thread.subject, messages=[store.detail(ctx.session, e) for e in entries])
 
 
@@ -107,29 +105,25 @@ def get_attachment(ctx: Ctx, message_id: int, attachment_id: int) -> s.Attachmen
     found = ctx.session.get(m.Attachment, attachment_id)
     if found is None or found.message_id != entry.message_id:
         raise NotFound(f"message {message_id} has no attachment {attachment_id}", field="attachment_id")
-    try:
-        encoding, content = "text", found.content.decode("utf-8")
-    except UnicodeDecodeError:
-        encoding, content = "base64", base64.b64encode(found.content).decode()
+    encoding, text = content.encode(found.content)
     return s.AttachmentContent(id=found.id, filename=found.filename, mime_type=found.mime_type,
-                               size=found.size, encoding=encoding, content=content)
+                               size=found.size, encoding=encoding, content=text)
 
 
 @ops.read
 def list_labels(ctx: Ctx) -> list[s.LabelInfo]:
     """List your system and user labels with how many messages (and unread ones) each holds."""
     rows = ctx.session.exec(
-        select(m.EntryLabel.label, func.count()).join(m.Entry, m.Entry.id == m.EntryLabel.entry_id)
-        .where(m.Entry.owner == ctx.actor).group_by(m.EntryLabel.label)).all()
+        select(col(m.EntryLabel.label), func.count()).join(m.Entry, col(m.Entry.id) == col(m.EntryLabel.entry_id))
+        .where(col(m.Entry.owner) == ctx.actor).group_by(col(m.EntryLabel.label))).all()
     totals = dict(rows)
-    unread_rows = ctx.session.connection().exec_driver_sql(
+    unread = dict(ctx.sql.execute(
         "select l.label, count(*) from mail_entry_label l join mail_entry e on e.id = l.entry_id "
         "where e.owner = ? and exists (select 1 from mail_entry_label u where u.entry_id = l.entry_id "
-        "and u.label = 'UNREAD') group by l.label", (ctx.actor,)).all()
-    unread = dict(unread_rows)
+        "and u.label = 'UNREAD') group by l.label", (ctx.actor,)))
     names = [(n, "system") for n in m.SYSTEM_LABELS] + [
-        (lab.name, "user") for lab in ctx.session.exec(select(m.Label).where(m.Label.owner == ctx.actor)
-                                                        .order_by(m.Label.name))]
+        (lab.name, "user") for lab in ctx.session.exec(select(m.Label).where(col(m.Label.owner) == ctx.actor)
+                                                        .order_by(col(m.Label.name)))]
     return [s.LabelInfo(name=n, type=t, total=totals.get(n, 0), unread=unread.get(n, 0)) for n, t in names]
 
 
@@ -159,8 +153,8 @@ def delete_label(ctx: Ctx, name: str) -> s.Removed:
     label = store.user_label(ctx, name)
     if label is None:
         raise NotFound(f"you have no label named {name!r}", field="name")
-    mine = select(m.Entry.id).where(m.Entry.owner == ctx.actor)
-    ctx.session.exec(delete(m.EntryLabel).where(m.EntryLabel.label == label.name, m.EntryLabel.entry_id.in_(mine)))
+    mine = select(col(m.Entry.id)).where(col(m.Entry.owner) == ctx.actor)
+    ctx.session.exec(delete(m.EntryLabel).where(col(m.EntryLabel.label) == label.name, col(m.EntryLabel.entry_id).in_(mine)))
     ctx.session.delete(label)
     return s.Removed(removed=label.name)
 
@@ -254,7 +248,7 @@ def restore(ctx: Ctx, message_ids: list[int]) -> s.Updated:
         if "TRASH" not in labels:
             raise Conflict(f"message {entry.id} is not in the trash", field="message_ids")
         store.remove_labels(ctx.session, entry.id, ["TRASH"])
-        if ctx.session.get(m.Message, entry.message_id).sender != ctx.actor:
+        if store.message_of(ctx.session, entry).sender != ctx.actor:
             store.add_labels(ctx.session, entry.id, ["INBOX"])
     return s.Updated(updated=[e.id for e in entries])
 
@@ -271,7 +265,7 @@ def delete_forever(ctx: Ctx, message_ids: list[int]) -> s.Updated:
         if not {"TRASH", "SPAM"} & set(store.labels_of(ctx.session, [entry.id])[entry.id]):
             raise Conflict(f"message {entry.id} is not in the trash or spam; trash it first", field="message_ids")
     for entry in entries:
-        ctx.session.exec(delete(m.EntryLabel).where(m.EntryLabel.entry_id == entry.id))
+        ctx.session.exec(delete(m.EntryLabel).where(col(m.EntryLabel.entry_id) == entry.id))
         ctx.session.delete(entry)
     return s.Updated(updated=[e.id for e in entries])
 

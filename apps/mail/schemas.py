@@ -1,34 +1,31 @@
-"""What mail operations take and return: the public shapes, separate from the tables."""
+"""What mail operations take and return, derived from the entities in ``models`` where the fields are
+the same (``apps.kit.entity``); a result that joins several tables adds its own fields."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from apps.kit.content import Encoding
+from apps.kit.entity import Strict, derive
+from apps.mail import models as m
 
 
-class Public(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class NewAttachment(Public):
+class NewAttachment(derive(m.Attachment, "create", "NewAttachmentFields")):  # type: ignore[misc]
     """A file to attach: give ``text`` for text files or ``content_base64`` for binary ones."""
 
-    filename: str = Field(min_length=1, max_length=255, description="File name shown to recipients")
-    mime_type: str = Field("application/octet-stream", description="MIME type, e.g. text/csv")
     text: str | None = Field(None, description="The content of a text file")
     content_base64: str | None = Field(None, description="The content of a binary file, base64-encoded")
 
 
-class AttachmentInfo(Public):
+class AttachmentInfo(derive(m.Attachment, "see", "AttachmentFields")):  # type: ignore[misc]
     id: int
-    filename: str
-    mime_type: str
-    size: int
+    mime_type: str = Field(description="MIME type, e.g. text/csv")
 
 
-class MessageSummary(Public):
+class MessageSummary(Strict):
     id: int = Field(description="The message's id in this mailbox (use it in other operations)")
     thread_id: int
     sender: str
@@ -53,38 +50,37 @@ class Message(MessageSummary):
     attachments: list[AttachmentInfo]
 
 
-class Thread(Public):
+class Thread(Strict):
     id: int
     subject: str
     messages: list[Message]
 
 
-class SearchResult(Public):
+class SearchResult(Strict):
     total: int = Field(description="How many messages match, beyond this page too")
     messages: list[MessageSummary]
 
 
 class AttachmentContent(AttachmentInfo):
-    encoding: Literal["text", "base64"]
+    encoding: Encoding
     content: str
 
 
-class LabelInfo(Public):
-    name: str
+class LabelInfo(derive(m.Label, "see", "LabelFields")):  # type: ignore[misc]
     type: Literal["system", "user"]
     total: int
     unread: int
 
 
-class Updated(Public):
+class Updated(Strict):
     updated: list[int] = Field(description="Ids of the messages that were changed")
 
 
-class Removed(Public):
+class Removed(Strict):
     removed: str
 
 
-class ThreadSummary(Public):
+class ThreadSummary(Strict):
     """One conversation as Gmail lists it: its newest message, how many messages, who took part."""
 
     id: int = Field(description="The thread's id (use it in get_thread and the *_thread operations)")
@@ -102,6 +98,6 @@ class ThreadSummary(Public):
         None, description="Every message, oldest first, when include_messages was asked for")
 
 
-class ThreadSearchResult(Public):
+class ThreadSearchResult(Strict):
     total: int = Field(description="How many conversations match, beyond this page too")
     threads: list[ThreadSummary]

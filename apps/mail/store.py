@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections import defaultdict
 
-from sqlmodel import Session, delete, select
+from sqlmodel import Session, col, delete, select
 
-from apps.kit import Ctx, Invalid, NotFound
+from apps.kit import Ctx, Invalid, NotFound, content
 from apps.kit.checks import email_address
 from apps.mail import models as m
 from apps.mail import schemas as s
@@ -26,6 +24,14 @@ def entry_of(ctx: Ctx, entry_id: int, field: str = "message_id") -> m.Entry:
     return entry
 
 
+def message_of(session: Session, entry: m.Entry) -> m.Message:
+    """The message an entry of a mailbox holds (an entry always holds one)."""
+    found = session.get(m.Message, entry.message_id)
+    if found is None:
+        raise NotFound(f"message {entry.id} is gone", field="message_id")
+    return found
+
+
 def entries_of(ctx: Ctx, entry_ids: list[int]) -> list[m.Entry]:
     if not entry_ids:
         raise Invalid("message_ids: give at least one message id", field="message_ids")
@@ -35,7 +41,7 @@ def entries_of(ctx: Ctx, entry_ids: list[int]) -> list[m.Entry]:
 def labels_of(session: Session, entry_ids: list[int]) -> dict[int, list[str]]:
     found: dict[int, list[str]] = defaultdict(list)
     if entry_ids:
-        rows = session.exec(select(m.EntryLabel).where(m.EntryLabel.entry_id.in_(entry_ids)))
+        rows = session.exec(select(m.EntryLabel).where(col(m.EntryLabel.entry_id).in_(entry_ids)))
         for row in rows:
             found[row.entry_id].append(row.label)
     return {i: sorted(found[i]) for i in entry_ids}
@@ -50,12 +56,12 @@ def add_labels(session: Session, entry_id: int, labels: list[str]) -> None:
 
 
 def remove_labels(session: Session, entry_id: int, labels: list[str]) -> None:
-    session.exec(delete(m.EntryLabel).where(m.EntryLabel.entry_id == entry_id, m.EntryLabel.label.in_(labels)))
+    session.exec(delete(m.EntryLabel).where(col(m.EntryLabel.entry_id) == entry_id, col(m.EntryLabel.label).in_(labels)))
 
 
 def user_label(ctx: Ctx, name: str) -> m.Label | None:
     wanted = name.strip().lower()
-    for label in ctx.session.exec(select(m.Label).where(m.Label.owner == ctx.actor)):
+    for label in ctx.session.exec(select(m.Label).where(col(m.Label.owner) == ctx.actor)):
         if label.name.lower() == wanted:
             return label
     return None
@@ -66,14 +72,11 @@ def check_addresses(field: str, addresses: list[str]) -> list[str]:
 
 
 def decode_attachment(field: str, new: s.NewAttachment) -> bytes:
-    if (new.text is None) == (new.content_base64 is None):
-        raise Invalid(f"{field}: give exactly one of text or content_base64 for {new.filename}", field=field)
-    if new.text is not None:
-        return new.text.encode()
+    """The bytes of a file to attach, given as text or base64 (``apps.kit.content``)."""
     try:
-        return base64.b64decode(new.content_base64, validate=True)
-    except (binascii.Error, ValueError):
-        raise Invalid(f"{field}: content_base64 of {new.filename} is not valid base64", field=field) from None
+        return content.decode(new.text, new.content_base64, field)
+    except Invalid as exc:  # name the file: a message may carry several
+        raise Invalid(f"{exc.message} ({new.filename})", field=field) from None
 
 
 def base_subject(subject: str) -> str:
@@ -85,8 +88,8 @@ def thread_for(session: Session, owner: str, message: m.Message) -> int:
     refs = [r for r in [message.in_reply_to, *message.references.split()] if r]
     if refs:
         found = session.exec(
-            select(m.Entry.thread_id).join(m.Message, m.Message.id == m.Entry.message_id)
-            .where(m.Entry.owner == owner, m.Message.rfc_id.in_(refs))
+            select(col(m.Entry.thread_id)).join(m.Message, col(m.Message.id) == col(m.Entry.message_id))
+            .where(col(m.Entry.owner) == owner, col(m.Message.rfc_id).in_(refs))
         ).first()
         if found is not None:
             return found
@@ -109,19 +112,19 @@ def summaries(session: Session, entry_ids: list[int]) -> list[s.MessageSummary]:
     if not entry_ids:
         return []
     rows = {entry.id: (entry, msg) for entry, msg in session.exec(
-        select(m.Entry, m.Message).join(m.Message, m.Message.id == m.Entry.message_id)
-        .where(m.Entry.id.in_(entry_ids)))}
-    with_files = set(session.exec(select(m.Attachment.message_id).where(
-        m.Attachment.message_id.in_([msg.id for _, msg in rows.values()]))))
+        select(m.Entry, m.Message).join(m.Message, col(m.Message.id) == col(m.Entry.message_id))
+        .where(col(m.Entry.id).in_(entry_ids)))}
+    with_files = set(session.exec(select(col(m.Attachment.message_id)).where(
+        col(m.Attachment.message_id).in_([msg.id for _, msg in rows.values()]))))
     labels = labels_of(session, entry_ids)
     return [s.MessageSummary(**_summary_fields(*rows[i], labels[i], rows[i][1].id in with_files)) for i in entry_ids]
 
 
 def detail(session: Session, entry: m.Entry) -> s.Message:
-    msg = session.get(m.Message, entry.message_id)
+    msg = message_of(session, entry)
     labels = labels_of(session, [entry.id])[entry.id]
-    files = session.exec(select(m.Attachment).where(m.Attachment.message_id == msg.id)
-                         .order_by(m.Attachment.id)).all()
+    files = session.exec(select(m.Attachment).where(col(m.Attachment.message_id) == msg.id)
+                         .order_by(col(m.Attachment.id))).all()
     return s.Message(
         **_summary_fields(entry, msg, labels, bool(files)),
         bcc=msg.bcc if entry.owner == msg.sender else [],

@@ -5,7 +5,7 @@ A thread matches a query when any of its messages does; it is listed once, by it
 
 from __future__ import annotations
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from apps.kit import Ctx, Invalid, NotFound, OperationSet
 from apps.mail import fastpath, operations, store
@@ -31,7 +31,7 @@ def search_threads(ctx: Ctx, query: str = "", limit: int = 20, offset: int = 0,
     """
     operations.check_page(limit, offset)
     where, params, q = operations.matching(ctx, query)
-    conn = ctx.session.connection().connection.driver_connection
+    conn = ctx.sql
     base = "from mail_entry e join mail_message m on m.id = e.message_id"
     total = conn.execute(f"select count(distinct e.thread_id) {base} where {where}", params).fetchone()[0]
     rank_join, rank_params, order = operations.ranking(q.rank_terms)
@@ -46,8 +46,8 @@ def search_threads(ctx: Ctx, query: str = "", limit: int = 20, offset: int = 0,
 
 def _thread_entries(ctx: Ctx, thread_id: int, include_hidden: bool) -> list[int]:
     rows = ctx.session.exec(
-        select(m.Entry.id).join(m.Message, m.Message.id == m.Entry.message_id)
-        .where(m.Entry.thread_id == thread_id).order_by(m.Message.date, m.Entry.id)).all()
+        select(col(m.Entry.id)).join(m.Message, col(m.Message.id) == col(m.Entry.message_id))
+        .where(col(m.Entry.thread_id) == thread_id).order_by(col(m.Message.date), col(m.Entry.id))).all()
     if include_hidden:
         return list(rows)
     labels = store.labels_of(ctx.session, list(rows))
@@ -61,7 +61,7 @@ def _summary(ctx: Ctx, thread_id: int, include_hidden: bool, with_messages: bool
     latest = messages[-1]
     people = list(dict.fromkeys(msg.sender_name or msg.sender for msg in messages))
     return s.ThreadSummary(
-        id=thread_id, subject=thread.subject or latest.subject, snippet=latest.snippet, date=latest.date,
+        id=thread_id, subject=(thread.subject if thread else "") or latest.subject, snippet=latest.snippet, date=latest.date,
         message_count=len(messages), participants=people,
         labels=sorted({label for msg in messages for label in msg.labels}),
         unread=any(msg.unread for msg in messages), starred=any(msg.starred for msg in messages),

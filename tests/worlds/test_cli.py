@@ -6,6 +6,7 @@ from factories import make_world, message
 from typer.testing import CliRunner
 
 from simulator.cli import cli
+from simulator.registry import world_sections
 from worlds import load_world, world_names
 
 runner = CliRunner()
@@ -38,13 +39,13 @@ def test_show_and_list(world_dir):
 def test_generate_then_dump(tmp_path):
     out = tmp_path / "gen"
     assert run("generate", "--seed", "3", "--size", "s", "--out", str(out), "--no-progress").exit_code == 0
-    assert len(load_world(out).mail.messages) == 200
+    assert len(load_world(out, world_sections()).sections["mail"].messages) == 200
     again = run("generate", "--seed", "3", "--size", "s", "--out", str(out))
     # The message sits in a box that wraps at the terminal's width (a long tmp path, as under xdist, wraps it).
     assert again.exit_code != 0 and "not empty" in " ".join(again.output.replace("│", " ").split())
     assert run("generate", "--seed", "3", "--size", "huge", "--out", str(tmp_path / "x")).exit_code != 0
     assert run("dump", str(out), str(tmp_path / "copy")).exit_code == 0
-    assert len(load_world(tmp_path / "copy").mail.messages) == 200
+    assert len(load_world(tmp_path / "copy", world_sections()).sections["mail"].messages) == 200
 
 
 def test_every_shipped_world_checks_clean():

@@ -27,9 +27,9 @@ def test_same_seed_same_bytes_other_seed_other_world(small, tmp_path):
 
 def test_the_world_loads_clean_at_its_size(small):
     world = load_world(small, world_sections())
-    assert len(world.mail.messages) == 200 and len(world.sections["docs"].items) == 40
+    assert len(world.sections["mail"].messages) == 200 and len(world.sections["docs"].items) == 40
     assert len(world.sections["crm"].accounts) == 18 and len(world.sections["crm"].contacts) == 54
-    assert any(m.in_reply_to for m in world.mail.messages) and world.mail.mailboxes
+    assert any(m.in_reply_to for m in world.sections["mail"].messages) and world.sections["mail"].mailboxes
 
 
 def test_the_same_people_and_accounts_appear_across_apps(small):
@@ -37,7 +37,7 @@ def test_the_same_people_and_accounts_appear_across_apps(small):
     contacts = {c.email: c.account for c in world.sections["crm"].contacts.values()}
     outsiders = {o.email for o in world.info.outsiders}
     assert set(contacts) <= outsiders
-    deal_mail = [m for m in world.mail.messages if m.source.startswith("mail/deal-") and m.in_reply_to is None]
+    deal_mail = [m for m in world.sections["mail"].messages if m.source.startswith("mail/deal-") and m.in_reply_to is None]
     for m in deal_mail:
         account = contacts[m.to[0]] if m.to[0] in contacts else contacts[m.sender]
         assert world.sections["crm"].accounts[account].owner in {m.sender, *m.to}
@@ -46,8 +46,8 @@ def test_the_same_people_and_accounts_appear_across_apps(small):
 
 def test_threads_reply_in_order(small):
     world = load_world(small, world_sections())
-    by_id = {m.message_id: m for m in world.mail.messages}
-    replies = [m for m in world.mail.messages if m.in_reply_to]
+    by_id = {m.message_id: m for m in world.sections["mail"].messages}
+    replies = [m for m in world.sections["mail"].messages if m.in_reply_to]
     assert replies and all(by_id[m.in_reply_to].date < m.date for m in replies)
     assert all(m.references[-1] == m.in_reply_to and m.subject.startswith("Re: ") for m in replies)
 
@@ -63,8 +63,8 @@ def test_the_pipeline_sheet_agrees_with_the_crm(small):
 
 def test_a_generated_world_by_name_is_written_once_and_reused(tmp_path, monkeypatch):
     monkeypatch.setenv("OFFICEWORLD_CACHE_DIR", str(tmp_path))
-    first = load_world("generated-s-4")
+    first = load_world("generated-s-4", world_sections())
     assert first.info.name == "generated-s-4" and first.root.parent == tmp_path / "worlds"
     stamp = (first.root / "world.yaml").stat().st_mtime_ns
-    assert load_world("generated-s-4").root == first.root
+    assert load_world("generated-s-4", world_sections()).root == first.root
     assert (first.root / "world.yaml").stat().st_mtime_ns == stamp

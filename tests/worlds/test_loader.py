@@ -30,7 +30,7 @@ def reply(mid, parent, date, **headers):
 MAIL_CASES = {
     "unknown sender": ({"x/1.eml": message("x1@small.test", "ghost@nowhere.test", "dana@small.test", "Hi",
                                            "Tue, 10 Mar 2026 09:00:00 -0400", "x")},
-                       "mail/x/1.eml:1: ghost@nowhere.test is neither a person nor a declared outsider"),
+                       "mail/x/1.eml:1: ghost@nowhere.test is neither a person nor an outsider"),
     "unknown cc": ({"x/1.eml": message("x1@small.test", "dana@small.test", "ravi@small.test", "Hi",
                                        "Tue, 10 Mar 2026 09:00:00 -0400", "x", Cc="eve@elsewhere.test")},
                    "mail/x/1.eml:6: eve@elsewhere.test is neither"),
@@ -129,6 +129,6 @@ def test_every_problem_is_reported_in_one_run(tmp_path):
 
 
 def test_a_clean_world_loads_and_keeps_header_lines(world_dir):
-    world = load_world(world_dir)
-    first = next(m for m in world.mail.messages if m.message_id == "<g1@globex.example>")
+    world = load_world(world_dir, world_sections())
+    first = next(m for m in world.sections["mail"].messages if m.message_id == "<g1@globex.example>")
     assert first.lines["x-attachment"] == 6 and first.attachments[0].filename == "quote.csv"

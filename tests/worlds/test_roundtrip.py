@@ -20,9 +20,8 @@ def digests(world) -> dict[str, str]:
 
 @pytest.mark.parametrize("source", ["harbor-legal", "generated", "factory"])
 def test_round_trip_keeps_content(source, tmp_path, world_dir):
-    sections = world_sections()
-    path = {"harbor-legal": "harbor-legal", "factory": world_dir}.get(source) or generate(5, "s", tmp_path / "gen",
-                                                                                          sections=sections)
+    path = ({"harbor-legal": "harbor-legal", "factory": world_dir}.get(source)
+            or generate(5, "s", tmp_path / "gen", sections=world_sections()))
     first = load_world(path, world_sections())
     before = digests(first)
     second = load_world(write_world(first, tmp_path / "dumped", world_sections()), world_sections())
@@ -31,8 +30,9 @@ def test_round_trip_keeps_content(source, tmp_path, world_dir):
 
 
 def test_dump_normalises_to_a_fixed_point(tmp_path):
-    once = write_world(load_world("harbor-legal", world_sections()), tmp_path / "once", world_sections())
-    twice = write_world(load_world(once, world_sections()), tmp_path / "twice", world_sections())
+    sections = world_sections()
+    once = write_world(load_world("harbor-legal", sections), tmp_path / "once", sections)
+    twice = write_world(load_world(once, sections), tmp_path / "twice", sections)
     files = sorted(p.relative_to(once) for p in once.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(twice) for p in twice.rglob("*") if p.is_file())
     assert all((once / f).read_bytes() == (twice / f).read_bytes() for f in files)

@@ -26,7 +26,7 @@ def world(tmp_path_factory):
 
 def by_thread(world, prefix: str) -> dict[str, list]:
     threads = defaultdict(list)
-    for m in world.mail.messages:
+    for m in world.sections["mail"].messages:
         if m.source.startswith(f"mail/{prefix}-"):
             threads[m.source.rsplit("/", 1)[0]].append(m)
     return {k: sorted(v, key=lambda m: m.date) for k, v in threads.items()}
@@ -67,7 +67,7 @@ def test_deals_move_through_stages_with_mail_meetings_and_a_proposal(world):
     for opp in negotiated:
         change = next(e for e in opp.history if e.field == "amount")
         assert change.new == opp.amount and change.old > opp.amount
-        text = " ".join(m.body_text for m in world.mail.messages if opp.name in m.body_text)
+        text = " ".join(m.body_text for m in world.sections["mail"].messages if opp.name in m.body_text)
         assert f"${change.old:,.0f}" in text and f"We can do {opp.name} at ${opp.amount:,.0f}" in text
 
 
@@ -75,7 +75,7 @@ def test_a_meeting_named_in_mail_is_on_the_calendar_that_day_with_the_people_mai
     zone = ZoneInfo(world.info.timezone)
     calendar = meetings(world)
     named = 0
-    for m in world.mail.messages:
+    for m in world.sections["mail"].messages:
         own = "\n".join(line for line in m.body_text.splitlines() if not line.startswith(">"))
         for title, month, day in re.findall(r'invite for "([^"]+)" on \w+day, (\w+) (\d+)', own):
             events = [e for e in calendar[title] if e.start.strftime("%B") == month and e.start.day == int(day)]
@@ -89,9 +89,9 @@ def test_a_meeting_named_in_mail_is_on_the_calendar_that_day_with_the_people_mai
 
 def test_people_write_in_one_voice_and_replies_quote_their_parent_in_the_worlds_zone(world):
     zone = ZoneInfo(world.info.timezone)
-    by_id = {m.message_id: m for m in world.mail.messages}
+    by_id = {m.message_id: m for m in world.sections["mail"].messages}
     endings = defaultdict(set)
-    for m in world.mail.messages:
+    for m in world.sections["mail"].messages:
         own = re.split(r"\n\nOn .* wrote:\n", m.body_text, maxsplit=1)[0].rstrip().splitlines()
         endings[m.sender].add(next(line.split()[0] if line.startswith("— ") else line for line in reversed(own)
                                    if line in SIGN_OFFS or line.startswith("— ")))
@@ -100,7 +100,7 @@ def test_people_write_in_one_voice_and_replies_quote_their_parent_in_the_worlds_
             line = f"On {attribution(parent.date.astimezone(zone))} {parent.sender_name} <{parent.sender}> wrote:"
             assert line in m.body_text, m.source
             assert "\n".join("> " + x if x else ">" for x in parent.body_text.rstrip().splitlines()) in m.body_text
-    writers = [s for s in endings if sum(m.sender == s for m in world.mail.messages) >= 3]
+    writers = [s for s in endings if sum(m.sender == s for m in world.sections["mail"].messages) >= 3]
     assert len(writers) >= 10 and all(len(endings[s]) == 1 for s in writers)
     assert len({next(iter(endings[s])) for s in writers}) >= 3  # people differ from each other
 
@@ -117,7 +117,7 @@ def test_an_escalation_has_the_complaint_the_case_the_internal_mail_and_the_call
         call = meetings(world)[f"Escalation call: {account}"]
         contact = world.sections["crm"].contacts[case.contact].email
         assert call and contact in call[0].attendees and first.sender in {call[0].organizer, *call[0].attendees}
-        assert any(m.sender == contact and m.subject == case.subject for m in world.mail.messages)
+        assert any(m.sender == contact and m.subject == case.subject for m in world.sections["mail"].messages)
 
 
 def test_a_hire_has_a_requisition_interviews_and_an_offer_inside_the_band(world):

@@ -1,7 +1,7 @@
 """Generate a synthetic world of any size with faker: the same seed writes the same bytes.
 
 People first, then CRM records (whose contacts become the world's outsiders: the section with a
-``builder``, the CRM's, generates them with the generator's own faker), then the stories told
+``records_builder``, the CRM's, generates them with the generator's own faker), then the stories told
 over those records (``stories``: deals, escalations, hires, the quarter close, across mail, CRM, docs
 and the calendar), then filler mail and docs up to the size, written through ``worlds.writer`` so the
 loader reads it back.
@@ -19,12 +19,11 @@ from pathlib import Path
 from faker import Faker
 from rich.progress import Progress
 
-from worlds.generate.mail import MailBuilder
 from worlds.generate.people import make_info
 from worlds.generate.sizes import SIZES, Size
 from worlds.generate.stories_office import Stories
 from worlds.sections import Sections, sections_key
-from worlds.writer import format_message, write_info
+from worlds.writer import write_info
 
 __all__ = ["SIZES", "Size", "ensure", "generate"]
 
@@ -32,29 +31,35 @@ __all__ = ["SIZES", "Size", "ensure", "generate"]
 def generate(seed: int, size: str, out: Path, progress: bool = False, name: str | None = None,
              sections: Sections | None = None) -> Path:
     """Write a world of ``size`` (a key of ``SIZES``) for ``seed`` into ``out``; return ``out``. Apps that
-    bring their own world section (``sections``; default: the registry's) generate and write their data themselves."""
+    bring their own world section (``sections``; default: the registry's) generate and write their data themselves.
+    The stories are told over the records of the section with ``records_builder`` (the CRM's, built first with
+    this faker) and script their messages through the section with ``thread_builder`` (mail's)."""
     sections = _sections(sections)
-    # The section whose records the stories are told over (the CRM's) builds them first, with this faker.
-    told, records = next((app, s) for app, s in sections.items() if hasattr(s, "builder"))
+    told = next((app for app, s in sections.items() if hasattr(s, "records_builder")), None)
+    writer = next((app for app, s in sections.items() if hasattr(s, "thread_builder")), None)
+    if told is None or writer is None:
+        raise ValueError("the generator's stories need a section with records_builder (crm) and one with "
+                         "thread_builder (mail): pass simulator.registry.world_sections()")
+    records, threads = sections[told], sections[writer]
     spec = SIZES[size]
     fake = Faker("en_US")
     fake.seed_instance(seed)
     rng = random.Random(seed)
     taken: set[str] = set()
     info = make_info(fake, rng, spec, name or f"generated-{size}-{seed}", taken)
-    crm_builder = records.builder(fake, rng, info, taken)
+    crm_builder = records.records_builder(fake, rng, info, taken)
     crm = crm_builder.build(spec.accounts)
     info.outsiders = crm_builder.outsiders
     with Progress(transient=True) if progress else nullcontext() as bar:
         tick = _ticker(bar, "mail", spec.messages)
-        builder = MailBuilder(fake, rng, info, crm, seed)
+        builder = threads.thread_builder(fake, rng, info, crm, seed)
         plot = Stories(fake, random.Random(f"{seed}:stories"), info, crm, builder, taken).tell(spec.messages * 3 // 5)
         mail = builder.build(spec.messages, tick)
         write_info(info, out)
         records.write(crm, out)
-        _write_mail(mail, out, _ticker(bar, "writing mail", len(mail.messages)))
+        threads.write(mail, out)
     for app, section in sorted(sections.items()):
-        if app == told:
+        if app in (told, writer):
             continue
         if hasattr(section, "furnish"):  # built over the CRM and the stories' documents, on the shared rng
             data = section.furnish(fake, rng, info, size, crm=crm, told=plot.items)
@@ -80,17 +85,6 @@ def _ticker(bar: Progress | None, label: str, total: int):
         return lambda n=1: None
     task = bar.add_task(label, total=total)
     return lambda n=1: bar.advance(task, n)
-
-
-def _write_mail(mail, out: Path, tick) -> None:
-    from worlds.writer import write_mail
-
-    for folder in sorted({(out / message.source).parent for message in mail.messages}):
-        folder.mkdir(parents=True, exist_ok=True)
-    for message in mail.messages:
-        (out / message.source).write_bytes(format_message(message))
-        tick()
-    write_mail(mail.model_copy(update={"messages": [m for m in mail.messages if m.attachments]}), out)
 
 
 def cache_root() -> Path:

@@ -14,15 +14,17 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from faker import Faker
 
 from apps.crm.records import CrmData, EventRecord, HistoryEntry, NoteRecord, TaskRecord
 from apps.docs.world import Item, Revision
-from worlds.generate.mail import MailBuilder
 from worlds.model import WorldInfo
+
+if TYPE_CHECKING:
+    from apps.mail.generate import MailBuilder  # the mail section's builder (``MailSection.builder``)
 
 # The stages a deal passes through, in order; Prospecting is where it is created.
 ORDER = ["Prospecting", "Qualification", "Needs Analysis", "Value Proposition", "Proposal", "Negotiation"]

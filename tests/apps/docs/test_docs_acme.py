@@ -24,7 +24,7 @@ def test_the_workspace_has_the_promised_size(acme):
 
 def test_mail_attachments_kept_in_drive_have_the_same_bytes(acme):
     uploads = {i.name: i.content for i in acme.sections["docs"].items if i.type == "file"}
-    mailed = {a.filename: a.content for m in acme.mail.messages for a in m.attachments}
+    mailed = {a.filename: a.content for m in acme.sections["mail"].messages for a in m.attachments}
     shared = set(uploads) & set(mailed)
     assert len(shared) >= 20
     assert all(uploads[name] == mailed[name] for name in shared)

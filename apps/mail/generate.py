@@ -1,4 +1,5 @@
-"""Mail threads about the CRM's records: deals between owners and contacts, support cases, team talk.
+"""Mail for a generated world (``apps.mail.world``): threads about the CRM's records (deals between owners
+and contacts, support cases) and team talk.
 
 Threads have replies in order: each reply is later than its parent and earlier than the world's now,
 cites its parent (In-Reply-To, References) and quotes it in full, as mail clients do. Every message is
@@ -11,18 +12,22 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import Any, Sequence
 from zoneinfo import ZoneInfo
 
 from faker import Faker
 
 from apps.crm.records import CrmData
+from apps.mail.records import MailAttachment as Attachment
+from apps.mail.records import Mailbox, MailData, MailMessage
 from worlds.generate import text
 from worlds.generate.voice import quoted, voice_of
-from worlds.model import Attachment, Mailbox, MailData, MailMessage, WorldInfo
+from worlds.model import WorldInfo
 
 
 class MailBuilder:
-    def __init__(self, fake: Faker, rng: random.Random, info: WorldInfo, crm: CrmData, seed: int):
+    def __init__(self, fake: Faker, rng: random.Random, info: WorldInfo, crm: Any, seed: int):
+        """``crm``: the world's CRM data (``opportunities``, ``cases``, ``contacts``, ``accounts``), or None."""
         self.fake, self.rng, self.info, self.crm, self.seed = fake, rng, info, crm, seed
         self.zone = ZoneInfo(info.timezone)
         self.now = info.now.replace(tzinfo=self.zone)
@@ -30,12 +35,13 @@ class MailBuilder:
             o.email: (o.name, o.title) for o in info.outsiders}
         self.messages: list[MailMessage] = []
         self.boxes: dict[str, Mailbox] = {}
-        self.opps, self.cases = list(crm.opportunities.items()), list(crm.cases.items())
+        self.opps = list(crm.opportunities.items()) if crm else []
+        self.cases = list(crm.cases.items()) if crm else []
         self.people = {p.email for p in info.people}
         self.told: set[str] = set()  # opportunities and cases a story is about: the filler leaves them alone
         self.threads = 0
         self.contacts_of: dict[str, list[str]] = {}
-        for contact in crm.contacts.values():
+        for contact in (crm.contacts.values() if crm else ()):
             if contact.account and contact.email:   # a thread mails a contact of the deal's account
                 self.contacts_of.setdefault(contact.account, []).append(contact.email)
 
@@ -115,7 +121,7 @@ class MailBuilder:
         csv = f"opportunity,product,amount,close_date\n{opp.name},{opp.name.split()[-1]},{opp.amount:.2f},{opp.close_date}\n"
         return Attachment(filename=f"quote-{key}.csv", mime_type="text/csv", content=csv.encode())
 
-    def thread(self, thread: str, people: list[str], subject: str, bodies: list[str], start: datetime, room: int,
+    def thread(self, thread: str, people: list[Any], subject: str, bodies: list[str], start: datetime, room: int,
                attach: Sequence[Attachment] = (), label: tuple[str, str] | None = None) -> None:
         when = start.replace(second=0, microsecond=0) + timedelta(minutes=self.rng.randint(0, 600))
         parent: MailMessage | None = None
