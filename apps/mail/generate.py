@@ -12,12 +12,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any, Sequence
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from faker import Faker
 
-from apps.crm.records import CrmData
 from apps.mail.records import MailAttachment as Attachment
 from apps.mail.records import Mailbox, MailData, MailMessage
 from worlds.generate import text

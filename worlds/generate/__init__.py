@@ -15,6 +15,7 @@ import random
 import shutil
 from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 from faker import Faker
 from rich.progress import Progress
@@ -40,7 +41,8 @@ def generate(seed: int, size: str, out: Path, progress: bool = False, name: str 
     if told is None or writer is None:
         raise ValueError("the generator's stories need a section with records_builder (crm) and one with "
                          "thread_builder (mail): pass simulator.registry.world_sections()")
-    records, threads = sections[told], sections[writer]
+    records: Any = sections[told]  # optional hooks, found by name above
+    threads: Any = sections[writer]
     spec = SIZES[size]
     fake = Faker("en_US")
     fake.seed_instance(seed)
