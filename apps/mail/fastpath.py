@@ -105,7 +105,8 @@ def relabel(ctx: Ctx, entry_ids: list[int], add=(), remove=()) -> s.Updated:
     if not entry_ids:
         raise Invalid("message_ids: give at least one message id", field="message_ids")
     ids = list(dict.fromkeys(entry_ids))
-    conn, owners = ctx.sql, {}
+    conn = ctx.sql
+    owners: dict[int, str] = {}
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
         marks = ",".join("?" * len(chunk))
