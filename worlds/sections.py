@@ -80,6 +80,6 @@ def sections_key(sections: Sections) -> str:
     digest = hashlib.sha256()
     for name in sorted(sections):
         section = sections[name]
-        files = [Path(inspect.getfile(type(section))), *getattr(section, "sources", ())]
+        files = [Path(inspect.getfile(type(section))), *map(Path, getattr(section, "sources", ()))]
         digest.update(name.encode() + b"".join(path.read_bytes() for path in dict.fromkeys(files)))
     return digest.hexdigest()[:12]

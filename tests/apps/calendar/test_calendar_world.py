@@ -6,6 +6,7 @@ import pytest
 from calendar_factories import EVENTS, make_calendar_world
 
 from apps.calendar.world import CalendarSection
+from apps.crm.world import CrmSection
 from apps.mail.world import MailSection
 from simulator.registry import world_sections
 from worlds import WorldError, load_world
@@ -52,6 +53,6 @@ def test_a_dumped_world_keeps_its_calendar(world_dir, tmp_path):
 
 
 def test_the_generator_writes_calendars_through_the_apps_section(tmp_path):
-    out = generate(3, "s", tmp_path / "gen", sections={"mail": MailSection(), "calendar": CalendarSection()})
+    out = generate(3, "s", tmp_path / "gen", sections={"mail": MailSection(), "crm": CrmSection(), "calendar": CalendarSection()})
     data = load_world(out, world_sections()).sections["calendar"]
     assert len(data.events) > 15 and any(e.recurrence for e in data.events.values())
