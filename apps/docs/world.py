@@ -212,22 +212,25 @@ def _with_content(folder: Path, item: Item, problems: list[str], place: str) -> 
 
 
 def write(docs: DocsData, out: Path) -> None:
-    """Drives to ``docs/drives.yaml``; items to their own file (or one per drive / owner), content to sources."""
+    """Drives and items back to the files they were read from (new drives to ``docs/drives.yaml``, new items
+    to one file per drive or owner), content to its sources."""
     folder = out / "docs"
-    if docs.drives:
-        dump_yaml({"shared_drives": [d.model_dump(mode="json", exclude_defaults=True) for d in docs.drives]},
-                  folder / "drives.yaml")
-    files: dict[str, list[dict]] = {}
+    files: dict[str, dict[str, list[dict]]] = {}
+    for drive in docs.drives:
+        name = drive.file.removeprefix("docs/") or "drives.yaml"
+        files.setdefault(name, {}).setdefault("shared_drives", []).append(
+            drive.model_dump(mode="json", exclude_defaults=True))
     for item in docs.items:
         name = item.file.removeprefix("docs/") or re.sub(r"[^a-z0-9]+", "-", (item.drive or item.owner or "").lower()) + ".yaml"
-        files.setdefault(name, []).append(_item_yaml(item, folder))
-    for name, items in files.items():
-        dump_yaml({"items": items}, folder / name)
+        files.setdefault(name, {}).setdefault("items", []).append(_item_yaml(item, folder))
+    for name, content in files.items():
+        dump_yaml(content, folder / name)
 
 
 def _item_yaml(item: Item, folder: Path) -> dict:
     """An item as YAML; content that has a ``source`` goes to that file instead of inline."""
-    data = item.model_dump(mode="json", exclude_defaults=True, exclude={"file"})
+    # An upload's bytes live only in its source file (YAML holds no bytes): never dumped inline.
+    data = item.model_dump(mode="json", exclude_defaults=True, exclude={"file", "content"} if item.source else {"file"})
     if item.source:
         _write_content(folder / item.source, item)
         for key in ("text", "rows", "content"):

@@ -18,9 +18,9 @@ def digests(world) -> dict[str, str]:
     return {name: app.build(world).digest() for name, app in APPS.items()}
 
 
-@pytest.mark.parametrize("source", ["harbor-legal", "generated", "factory"])
+@pytest.mark.parametrize("source", ["acme", "harbor-legal", "generated", "factory"])
 def test_round_trip_keeps_content(source, tmp_path, world_dir):
-    path = ({"harbor-legal": "harbor-legal", "factory": world_dir}.get(source)
+    path = ({"acme": "acme", "harbor-legal": "harbor-legal", "factory": world_dir}.get(source)
             or generate(5, "s", tmp_path / "gen", sections=world_sections()))
     first = load_world(path, world_sections())
     before = digests(first)
