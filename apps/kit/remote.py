@@ -1,6 +1,6 @@
 """``RemoteHost``: an app's per-episode state kept by an app service, reached over its admin API.
 
-The admin API (served by ``simulator.app_service``) lives on the internal network only; no agent
+The admin API (served by ``simulator.service.app_service``) lives on the internal network only; no agent
 surface forwards to it. When the service cannot be reached, every call raises ``Unavailable``
 naming the app, the address and the cause, so a dead service is never a silent empty result.
 """

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from sandbox import compose
-from simulator.registry import service_apps
+from simulator.store.registry import service_apps
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "compose.yaml"

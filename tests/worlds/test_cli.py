@@ -5,7 +5,7 @@ from __future__ import annotations
 from factories import make_world, message
 from typer.testing import CliRunner
 
-from simulator.cli import cli
+from simulator.cli.main import cli
 from worlds import load_world, world_names
 
 runner = CliRunner()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from simulator.registry import APPS
+from simulator.store.registry import APPS
 from worlds import load_world
 from worlds.generate import generate
 from worlds.writer import write_world

@@ -6,7 +6,7 @@ import pytest
 from calendar_factories import EVENTS, make_calendar_world
 
 from apps.calendar.world import CalendarSection
-from simulator.registry import world_sections
+from simulator.store.registry import world_sections
 from worlds import WorldError, load_world
 from worlds.generate import generate
 from worlds.writer import write_world

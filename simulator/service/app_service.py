@@ -29,9 +29,9 @@ from apps.kit import App, NotFound, OpError
 from apps.kit.host import LocalHost
 from apps.kit.operation import invalid_from
 from apps.kit.rest import error_response
-from simulator.body_limit import BodyLimit
-from simulator.episodes import EpisodeStore
-from simulator.memory import release_soon
+from simulator.gateway.body_limit import BodyLimit
+from simulator.store.episodes import EpisodeStore
+from simulator.store.memory import release_soon
 
 
 class OpenEpisode(BaseModel):
