@@ -89,7 +89,7 @@ def test_host_files_are_out_of_sight_and_the_system_is_read_only(jail, tmp_path)
     assert "host-secret" not in shown.stdout and "root:" not in shown.stdout
     # Of the project, only the files ow runs from: no apps, no tasks (the grader), no world data.
     project = jail.run(["sh", "-c", f"ls {ROOT}; ls {ROOT}/simulator; ls {ROOT}/simulator/agent; ls {ROOT}/worlds/acme"])
-    assert project.stdout.split() == ["simulator", "__init__.py", "agent", "__init__.py", "ow.py", "output.py"]
+    assert project.stdout.split() == ["simulator", "__init__.py", "agent", "__init__.py", "output.py", "ow.py"]
     assert "No such file" in project.stderr
     written = jail.run(["sh", "-c", "touch /usr/jailed 2>&1; echo $?; echo hi > /tmp/x && cat /tmp/x"])
     assert written.stdout.split()[-2:] == ["1", "hi"] or written.stdout.strip().endswith("hi")
