@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # run from a checkout without installing
 
-from simulator.client import Client  # noqa: E402
+from simulator.gateway.client import Client  # noqa: E402
 from trainers import learn  # noqa: E402
 
 

@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from factories import make_world  # noqa: E402
 from surfaces import CONTROL, TOKEN  # noqa: E402
 
-from simulator.episodes import EpisodeStore  # noqa: E402
-from simulator.serve import serve_in_thread  # noqa: E402
-from simulator.server import build_app  # noqa: E402
+from simulator.gateway.server import build_app  # noqa: E402
+from simulator.service.serve import serve_in_thread  # noqa: E402
+from simulator.store.episodes import EpisodeStore  # noqa: E402
 
 BASE_URL = "http://localhost:8000"
 os.environ["OFFICEWORLD_TOKEN"] = TOKEN

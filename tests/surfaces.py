@@ -39,5 +39,5 @@ async def mcp_session(url: str, calls: list[tuple[str, dict]]):
 def run_ow(base: str, episode_id: str, *args: str) -> subprocess.CompletedProcess:
     """Run the agent CLI as a subprocess acting in ``episode_id`` on the server at ``base``."""
     env = {**os.environ, "OW_URL": base, "OW_EPISODE": episode_id}
-    return subprocess.run([sys.executable, "-m", "simulator.agent_cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "simulator.agent.ow", *args], capture_output=True, text=True,
                           env=env, timeout=60, cwd=ROOT)

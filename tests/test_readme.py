@@ -22,9 +22,9 @@ import pytest
 from mcp import Client
 from surfaces import CONTROL
 
-from simulator.episodes import EpisodeStore
-from simulator.serve import serve_in_thread
-from simulator.server import build_app
+from simulator.gateway.server import build_app
+from simulator.service.serve import serve_in_thread
+from simulator.store.episodes import EpisodeStore
 
 ROOT = Path(__file__).parents[1]
 README = (ROOT / "README.md").read_text()

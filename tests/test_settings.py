@@ -11,12 +11,12 @@ from pydantic import ValidationError
 
 from apps.kit.settings import Settings, settings
 from sandbox.config import admin_token
-from simulator.auth import control_token
-from simulator.client import _options
-from simulator.compile import cache_dir
-from simulator.episodes import EpisodeStore, app_urls_from_env
-from simulator.registry import APPS
-from simulator.server import allowed_hosts
+from simulator.gateway.auth import control_token
+from simulator.gateway.client import _options
+from simulator.gateway.server import allowed_hosts
+from simulator.store.compile import cache_dir
+from simulator.store.episodes import EpisodeStore, app_urls_from_env
+from simulator.store.registry import APPS
 from tasks.judge import Judge
 
 ROOT = Path(__file__).parents[1]

@@ -27,7 +27,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
-from simulator.client import Client, ControlError
+from simulator.gateway.client import Client, ControlError
 
 SUBMIT = "task_submit_answer"
 TEXT_LIMIT = 1 << 20
@@ -39,9 +39,9 @@ def local_world() -> tuple[str, str]:
     """(URL, token) of one world served in this process on loopback, started on first use, stopped at exit."""
     with _lock:
         if "world" not in _local:
-            from simulator.episodes import EpisodeStore
-            from simulator.serve import serve_in_thread
-            from simulator.server import build_app
+            from simulator.gateway.server import build_app
+            from simulator.service.serve import serve_in_thread
+            from simulator.store.episodes import EpisodeStore
 
             token = "ow_" + secrets.token_urlsafe(16)
             stack = contextlib.ExitStack()

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from statistics import mean, pstdev
 
-from simulator.client import Client
+from simulator.gateway.client import Client
 from trainers.tool_policy import SUBMIT, Observation, ToolPolicy
 
 TASKS = ["docs-star-pricing-policy", "docs-trash-old-expense-report", "mail-star-release-notes",
@@ -86,7 +86,7 @@ def evaluate_endpoint(base: str, token: str, url: str, tasks: list[str], rounds:
     task per round with the agent runner; a row per round."""
     import asyncio
 
-    from simulator.client import AsyncClient
+    from simulator.gateway.client import AsyncClient
     from simulator.runner.model import Model
     from simulator.runner.run import RunSettings, report, run_rollouts
 

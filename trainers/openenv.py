@@ -14,7 +14,7 @@ so episodes live in WebSocket sessions: one world episode per session, deleted w
   comes when the agent submits its answer (``task_submit_answer``) or ``max_steps`` is reached; the reward
   is then the world's (``finish``), with the whole Reward in ``metadata.reward``.
 
-No task or reward logic lives here: everything comes from ``simulator.client.AsyncClient``. The openenv
+No task or reward logic lives here: everything comes from ``simulator.gateway.client.AsyncClient``. The openenv
 package itself is not a dependency (it pins an MCP SDK other than ours): this is its small surface in FastAPI.
 """
 
@@ -31,7 +31,7 @@ import typer
 from fastapi import Body, FastAPI, HTTPException, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from simulator.client import AsyncClient, ControlError
+from simulator.gateway.client import AsyncClient, ControlError
 
 SUBMIT = "task_submit_answer"
 RESET_FIELDS = {"seed", "episode_id", "task", "suite"}
@@ -291,8 +291,8 @@ def world_client(server: str | None = None, token: str | None = None, trajectori
         return AsyncClient(server, token)
     import secrets
 
-    from simulator.episodes import EpisodeStore
-    from simulator.server import build_app
+    from simulator.gateway.server import build_app
+    from simulator.store.episodes import EpisodeStore
 
     secret = "ow_" + secrets.token_urlsafe(16)
     world = build_app(EpisodeStore(trajectory_dir=trajectories), token=secret)

@@ -17,7 +17,7 @@ dataset helper and ``train``. Everything goes through the control-plane client; 
   ungradable episode (a check in error) gives ``None``, never a 0: TRL sums rewards skipping NaN, and a rollout
   for which every reward function says None (ours all do) is left out of the logged reward and gets no
   advantage. After ``task_submit_answer`` succeeds, further tool calls raise: the task is over.
-- The tools are the world's operations as this checkout defines them (``simulator.registry``), fixed when the
+- The tools are the world's operations as this checkout defines them (``simulator.store.registry``), fixed when the
   module is imported, since TRL reads tools from the class. ``reset`` refuses a server that lacks one of them.
   All 118 tools' schemas are ~109k characters of JSON (some 27k tokens) in a chat template's prompt; ``MailWorld``,
   ``CrmWorld``, ``DocsWorld`` and ``CalendarWorld`` offer one app's tools (plus ``task_submit_answer``).
@@ -40,8 +40,8 @@ from pathlib import Path
 from types import GenericAlias
 from typing import Any, Literal, Union
 
-from simulator.client import Client, ControlError
-from simulator.registry import all_operations
+from simulator.gateway.client import Client, ControlError
+from simulator.store.registry import all_operations
 from simulator.trajectories.export import SYSTEM_PROMPT
 
 SUBMIT = "task_submit_answer"
@@ -129,9 +129,9 @@ def local_world() -> tuple[str, str]:
 
 
 def _serve(stack: contextlib.ExitStack, trajectories: Path | None) -> tuple[str, str]:
-    from simulator.episodes import EpisodeStore
-    from simulator.serve import serve_in_thread
-    from simulator.server import build_app
+    from simulator.gateway.server import build_app
+    from simulator.service.serve import serve_in_thread
+    from simulator.store.episodes import EpisodeStore
 
     token = "ow_" + secrets.token_urlsafe(16)
     url = stack.enter_context(serve_in_thread(build_app(EpisodeStore(trajectory_dir=trajectories), token=token)))

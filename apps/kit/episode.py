@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 class EpisodeWorld(Protocol):
-    """What an episode keeps of its world (``simulator.episodes.CompiledWorld``)."""
+    """What an episode keeps of its world (``simulator.store.episodes.CompiledWorld``)."""
 
     @property
     def name(self) -> str: ...
@@ -54,7 +54,7 @@ class Episode:
         self.clock = clock
         self.trajectory: list[Step] = []
         self.recorder: Callable[[Step], None] | None = None  # called with each step as it is appended (trajectory files)
-        self.browser_actions: list = []  # BrowserAction records of a browser agent (simulator/browser.py)
+        self.browser_actions: list = []  # BrowserAction records of a browser agent (simulator/gui/browser.py)
         self.lock = threading.RLock()
         self._opened: set[str] = set()
         self.operations = operations or {}

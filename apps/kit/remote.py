@@ -1,6 +1,7 @@
 """``RemoteHost``: an app's per-episode state kept by an app service, reached over its admin API.
 
-The admin API (served by ``simulator.app_service``) lives on the internal network only; no agent
+The admin API (served by ``simulator.service.app_service``; its paths and bodies are
+``apps.kit.service_protocol``, which both sides use) lives on the internal network only; no agent
 surface forwards to it. When the service cannot be reached, every call raises ``Unavailable``
 naming the app, the address and the cause, so a dead service is never a silent empty result.
 """
@@ -8,13 +9,17 @@ naming the app, the address and the cause, so a dead service is never a silent e
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
+from pydantic import BaseModel, ValidationError
 
+from apps.kit import service_protocol as protocol
 from apps.kit.errors import LostEpisode, NotFound, OpError, Unavailable, from_dict
 from apps.kit.host import Outcome
 from apps.kit.operation import Operation
+
+Answer = TypeVar("Answer", bound=BaseModel)
 
 
 class RemoteAppError(RuntimeError):
@@ -33,38 +38,51 @@ class RemoteHost:
     def open(self, episode_id: str, world: str, *, image: bytes | None = None,
              fork_from: str | None = None) -> None:
         if image is not None:
-            self._send("PUT", f"/admin/episodes/{episode_id}/image", params={"world": world}, content=image)
+            self._send("PUT", protocol.IMAGE.format(episode_id=episode_id), params={"world": world}, content=image)
         else:
-            self._send("PUT", f"/admin/episodes/{episode_id}", json={"world": world, "fork_from": fork_from})
+            body = protocol.OpenEpisode(world=world, fork_from=fork_from)
+            self._send("PUT", protocol.EPISODE.format(episode_id=episode_id), json=body.model_dump(mode="json"))
 
     def call(self, episode_id: str, op: Operation, kwargs: dict[str, Any], actor: str, now: datetime) -> Outcome:
         # Arguments travel as JSON; the service validates them again to get their Python types back.
         arguments = op.input_model(**kwargs).model_dump(mode="json")
-        body = {"arguments": arguments, "actor": actor, "now": now.isoformat()}
-        data = self._send("POST", f"/admin/episodes/{episode_id}/call/{op.name}", json=body).json()
-        return Outcome(result=data.get("result"), error=data.get("error"), state_changed=data["state_changed"],
-                       requests=data.get("requests") or [])
+        body = protocol.CallRequest.model_construct(arguments=arguments, actor=actor, now=now)
+        path = protocol.CALL.format(episode_id=episode_id, operation=op.name)
+        answer = self._send("POST", path, json=body.model_dump(mode="json"))
+        data = self._answer(protocol.CallResult, answer, f"{op.qualified_name} call")
+        return Outcome(result=data.result, error=data.error, state_changed=data.state_changed, requests=data.requests)
 
     def digest(self, episode_id: str) -> str:
-        return self._send("GET", f"/admin/episodes/{episode_id}/digest").json()["digest"]
+        answer = self._send("GET", protocol.DIGEST.format(episode_id=episode_id))
+        return self._answer(protocol.Digest, answer, "digest").digest
 
     def image(self, episode_id: str) -> bytes:
-        return self._send("GET", f"/admin/episodes/{episode_id}/image").content
+        return self._send("GET", protocol.IMAGE.format(episode_id=episode_id)).content
 
     def close(self, episode_id: str) -> None:
         try:
-            self._send("DELETE", f"/admin/episodes/{episode_id}")
+            self._send("DELETE", protocol.EPISODE.format(episode_id=episode_id))
         except OpError:
             pass  # a dead service has already lost the episode; deleting it must still succeed
 
     def status(self, episode_id: str, opened: bool) -> str | None:
         try:
-            self._send("GET", f"/admin/episodes/{episode_id}" if opened else "/health")
+            self._send("GET", protocol.EPISODE.format(episode_id=episode_id) if opened else protocol.HEALTH)
         except NotFound:
             return f"the {self.app} service at {self.url} has lost this episode's state (did it restart?)"
         except OpError as exc:
             return exc.message
         return None
+
+    def _answer(self, model: type[Answer], response: httpx.Response, what: str) -> Answer:
+        """The service's answer read as the protocol's ``model``; an answer that is not one is the service's fault."""
+        try:
+            return model.model_validate_json(response.content)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(part) for part in first["loc"]) or "body"
+            raise Unavailable(f"the {self.app} service at {self.url} answered a {what} outside the protocol "
+                              f"({field}: {first['msg']})") from None
 
     def _send(self, method: str, path: str, **kwargs) -> httpx.Response:
         try:

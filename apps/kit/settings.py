@@ -2,7 +2,7 @@
 
 ``settings()`` reads the environment each time it is called, at the point of use, so a test (or an
 operator) that changes a variable is seen by the next server, store or client made. Empty values
-count as unset; text is stripped. The agent CLI ``ow`` (``simulator/agent_cli.py``) stays stdlib-only
+count as unset; text is stripped. The agent CLI ``ow`` (``simulator/agent/ow.py``) stays stdlib-only
 and reads its own ``OW_*`` variables; the typer options of ``officeworld`` (``OFFICEWORLD_HOST``,
 ``OFFICEWORLD_PORT``...) are read by typer. It lives in the kit, the layer every package may import.
 """

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from apps.kit.invoker import invoke
-from simulator.episodes import EpisodeStore
+from simulator.store.episodes import EpisodeStore
 
 
 def _first(episode, store, app: str, op: str, args: dict, pick) -> object | None:
@@ -39,9 +39,9 @@ def screenshots(out: Path, world: str = "acme", actor: str | None = None, width:
     """Write a PNG of each main page of a fresh episode of ``world`` into ``out``; returns the files."""
     from playwright.sync_api import sync_playwright
 
-    from simulator.browser import chromium_path
-    from simulator.serve import serve_in_thread
-    from simulator.server import build_app
+    from simulator.gateway.server import build_app
+    from simulator.gui.browser import chromium_path
+    from simulator.service.serve import serve_in_thread
 
     store = EpisodeStore()
     episode = store.create(world, actor)
@@ -63,7 +63,7 @@ def render_times(store: EpisodeStore, world: str, repeat: int = 20) -> dict:
     """Server-side time to answer each main page (the operations it invokes and the template), in ms."""
     from fastapi.testclient import TestClient
 
-    from simulator.server import build_app
+    from simulator.gateway.server import build_app
 
     episode = store.create(world)
     out = {}
@@ -83,9 +83,9 @@ def render_times(store: EpisodeStore, world: str, repeat: int = 20) -> dict:
 
 def browser_round_trip(store: EpisodeStore, world: str, repeat: int = 10) -> dict:
     """Wall time of a browser agent's action (go to a page, answer with the snapshot), in ms; needs Chromium."""
-    from simulator.browser import Browser
-    from simulator.serve import serve_in_thread
-    from simulator.server import build_app
+    from simulator.gateway.server import build_app
+    from simulator.gui.browser import Browser
+    from simulator.service.serve import serve_in_thread
 
     episode = store.create(world)
     with serve_in_thread(build_app(store)) as url, Browser() as browser:

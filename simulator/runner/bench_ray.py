@@ -20,12 +20,12 @@ TASKS = ["crm-close-globex-renewal", "crm-contoso-note", "crm-reassign-tyrell", 
 
 
 def single_process(tasks: list[str], k: int, concurrency: int, folder: Path) -> dict:
-    from simulator.client import AsyncClient
-    from simulator.episodes import EpisodeStore
+    from simulator.gateway.client import AsyncClient
+    from simulator.gateway.server import build_app
     from simulator.runner.run import RunSettings, run_rollouts
     from simulator.runner.scripted import OraclePolicy
-    from simulator.serve import serve_in_thread
-    from simulator.server import build_app
+    from simulator.service.serve import serve_in_thread
+    from simulator.store.episodes import EpisodeStore
 
     policy = OraclePolicy()
 

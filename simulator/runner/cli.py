@@ -62,9 +62,9 @@ def _server(url: str | None, token: str | None, out: Path, trajectories: Path | 
     if url is not None:
         yield url.rstrip("/"), token, trajectories
         return
-    from simulator.episodes import EpisodeStore
-    from simulator.serve import serve_in_thread
-    from simulator.server import build_app
+    from simulator.gateway.server import build_app
+    from simulator.service.serve import serve_in_thread
+    from simulator.store.episodes import EpisodeStore
 
     folder = trajectories or out / "trajectories"
     secret = "ow_" + secrets.token_urlsafe(16)
@@ -75,7 +75,7 @@ def _server(url: str | None, token: str | None, out: Path, trajectories: Path | 
 async def _run(base, token, folder, policy, settings, suite, tasks, out: Path) -> dict:
     from rich.progress import Progress
 
-    from simulator.client import AsyncClient
+    from simulator.gateway.client import AsyncClient
     from simulator.runner.run import report, run_rollouts
 
     async with AsyncClient(base, token, max_connections=settings.concurrency * 2) as ow:
@@ -110,7 +110,7 @@ def _run_on_ray(address, actors, policy, settings, suite, tasks, out: Path, serv
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="--task") from None
     else:
-        from simulator.client import Client
+        from simulator.gateway.client import Client
 
         with Client(server, token) as ow:
             chosen = list(tasks) + ([t["id"] for t in ow.tasks(suite=suite)] if suite else [])

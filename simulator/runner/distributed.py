@@ -39,7 +39,7 @@ from simulator.runner.run import RunSettings, guarded, log_result, plan
 if TYPE_CHECKING:
     from ray import ObjectRef
 
-    from simulator.client import AsyncClient
+    from simulator.gateway.client import AsyncClient
 
 
 class WorldServer:
@@ -48,8 +48,8 @@ class WorldServer:
     def __init__(self, server: str | None = None, token: str | None = None):
         self.server, self.token, self.folder, self.app, self.store = server, token, None, None, None
         if server is None:
-            from simulator.episodes import EpisodeStore
-            from simulator.server import build_app
+            from simulator.gateway.server import build_app
+            from simulator.store.episodes import EpisodeStore
 
             self.folder = Path(tempfile.mkdtemp(prefix="officeworld-actor-"))
             self.store = EpisodeStore(trajectory_dir=self.folder)
@@ -63,7 +63,7 @@ class WorldServer:
             self.store.adopt(world, images)
 
     def _open(self) -> tuple[AsyncClient, httpx.AsyncClient]:
-        from simulator.client import AsyncClient
+        from simulator.gateway.client import AsyncClient
 
         if self._clients is None:
             transport = httpx.ASGITransport(self.app) if self.app is not None else None
@@ -264,8 +264,8 @@ def suite_tasks(suite: str | None, tasks: list[str]) -> list[str]:
 @functools.lru_cache(maxsize=1)
 def _driver():
     """The driver's own store and task catalog (to list tasks and compile worlds), made once."""
-    from simulator.episodes import EpisodeStore
-    from simulator.tasks import task_catalog
+    from simulator.store.episodes import EpisodeStore
+    from simulator.tasks.catalog import task_catalog
 
     store = EpisodeStore(trajectory_dir=None)
     return store, task_catalog(store)

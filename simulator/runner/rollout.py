@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 
 import httpx
 
-from simulator.client import AsyncClient, ControlError
+from simulator.gateway.client import AsyncClient, ControlError
 from simulator.runner.model import ModelFailure
 from simulator.runner.policy import Policy
 from simulator.trajectories.export import SYSTEM_PROMPT

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-from simulator.client import AsyncClient
+from simulator.gateway.client import AsyncClient
 from simulator.runner.metrics import summarise
 from simulator.runner.policy import Policy
 from simulator.runner.rollout import Rollout, rollout

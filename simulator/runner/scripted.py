@@ -80,8 +80,8 @@ _CATALOGS: dict = {}
 
 def _resolved_oracles(tasks: list[str], root: Path | None) -> dict[str, list[tuple[str, dict]]]:
     """Each task's oracle as tool calls, arguments resolved in a task run of this process's own store."""
-    from simulator.episodes import EpisodeStore
-    from simulator.tasks import task_catalog
+    from simulator.store.episodes import EpisodeStore
+    from simulator.tasks.catalog import task_catalog
     from tasks.refs import resolve
 
     with _LOCK:

@@ -39,7 +39,7 @@ def export(target: Path = typer.Argument(..., help="A trajectory file or a folde
            tools: bool = typer.Option(True, help="Include the tools in OpenAI form in each conversation"),
            finished_only: bool = typer.Option(False, help="Leave out files without a footer")) -> None:
     """OpenAI chat messages with tool calls and tool results, usable as SFT data."""
-    from simulator.registry import APPS, all_operations
+    from simulator.store.registry import APPS, all_operations
     from simulator.trajectories.export import chat
 
     if format not in ("chat", "jsonl"):
@@ -76,8 +76,8 @@ def grade_command(target: Path = typer.Argument(..., help="A trajectory file or 
     from rich.console import Console
     from rich.table import Table
 
-    from simulator.episodes import EpisodeStore
-    from simulator.tasks import task_catalog
+    from simulator.store.episodes import EpisodeStore
+    from simulator.tasks.catalog import task_catalog
     from simulator.trajectories.replay import regrade
 
     store = EpisodeStore(trajectory_dir=None, idle_timeout=None)

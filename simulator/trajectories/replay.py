@@ -17,7 +17,7 @@ from apps.kit.episode import Episode
 from apps.kit.errors import OpError
 from apps.kit.invoker import invoke
 from apps.kit.trajectory import Step
-from simulator.episodes import EpisodeStore
+from simulator.store.episodes import EpisodeStore
 from simulator.trajectories.files import TrajectoryFile, read
 from tasks.session import TaskError
 
@@ -86,7 +86,7 @@ def _fresh(file: TrajectoryFile, store: EpisodeStore, catalog) -> Replay:
     if header.task is None:
         return Replay(file, store.create(header.world_ref, header.actor))
     if catalog is None:
-        from simulator.tasks import task_catalog
+        from simulator.tasks.catalog import task_catalog
         catalog = task_catalog(store)
     task = catalog.get(header.task.id)
     run = catalog.engine.begin(task, store.create(task.world, task.actor))
@@ -181,7 +181,7 @@ def regrade(source, store: EpisodeStore | None = None, catalog=None) -> Regrade:
         return out
     store = store if store is not None else EpisodeStore(trajectory_dir=None, idle_timeout=None)
     if catalog is None:
-        from simulator.tasks import task_catalog
+        from simulator.tasks.catalog import task_catalog
         catalog = task_catalog(store)
     try:
         done = replay(file, store, catalog)

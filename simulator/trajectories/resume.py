@@ -21,7 +21,7 @@ from datetime import datetime
 
 from apps.kit.clock import VirtualClock
 from apps.kit.errors import Invalid, OpError
-from simulator.episodes import EpisodeStore
+from simulator.store.episodes import EpisodeStore
 from simulator.trajectories.files import Recorder, TrajectoryFile, TrajectoryFileError, read
 from simulator.trajectories.replay import Replay, _replay_step
 

@@ -3,7 +3,7 @@
 ``Checker(engine, release, surfaces)`` runs tasks on ``engine`` (a ``tasks.session.Tasks``, whose
 per-task cache of the initial state and allowance makes each run cost the calls, a diff and the
 checks); ``release`` disposes of an episode; ``surfaces`` carry the oracle through REST, MCP or
-``ow`` (``simulator.qa_surfaces``), each of which may also probe the agent's routes for grader ones.
+``ow`` (``simulator.tasks.surfaces``), each of which may also probe the agent's routes for grader ones.
 """
 
 from __future__ import annotations

@@ -26,11 +26,11 @@ from mcp import Client
 from surfaces import CONTROL, TOKEN
 
 from apps.kit.cli import positional
-from simulator import agent_cli
-from simulator.episodes import EpisodeStore
-from simulator.registry import all_operations
-from simulator.serve import serve_in_thread
-from simulator.server import build_app
+from simulator.agent import ow
+from simulator.gateway.server import build_app
+from simulator.service.serve import serve_in_thread
+from simulator.store.episodes import EpisodeStore
+from simulator.store.registry import all_operations
 
 OPERATIONS = {op.qualified_name: op for op in all_operations()}
 SURFACES = ("rest", "mcp", "cli")
@@ -378,8 +378,8 @@ def cli(base, episode):
         with _environ({"OW_URL": base, "OW_EPISODE": episode["id"], "OW_CACHE": "off"}), \
                 contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
-                code = agent_cli.run(argv)
-            except agent_cli.Failure as failure:
+                code = ow.run(argv)
+            except ow.Failure as failure:
                 kind, _, message = str(failure).partition(": ")
                 return {"type": kind, "message": message, "field": None, "exit": failure.code}, None
             except SystemExit as exit_:   # argparse refused the command line itself: nothing was sent

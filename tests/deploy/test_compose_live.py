@@ -21,7 +21,7 @@ import httpx
 import pytest
 from surfaces import CONTROL, mcp_session
 
-from simulator.registry import service_apps
+from simulator.store.registry import service_apps
 
 LIVE = os.environ.get("OFFICEWORLD_LIVE_URL", "").rstrip("/")
 pytestmark = pytest.mark.skipif(not LIVE, reason="no live compose stack (OFFICEWORLD_LIVE_URL; .ci/compose sets it)")

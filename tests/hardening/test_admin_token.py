@@ -5,9 +5,9 @@ import pytest
 
 from apps.kit import Forbidden
 from apps.kit.remote import RemoteHost
-from simulator.app_service import build_app_service
-from simulator.registry import APPS
-from simulator.serve import serve_in_thread
+from simulator.service.app_service import build_app_service
+from simulator.service.serve import serve_in_thread
+from simulator.store.registry import APPS
 
 
 @pytest.fixture

@@ -6,10 +6,10 @@ from fastapi.testclient import TestClient
 from surfaces import CONTROL, call
 
 from apps.mail import APP as MAIL
-from simulator.app_service import build_app_service
-from simulator.episodes import EpisodeStore
-from simulator.serve import serve_in_thread
-from simulator.server import build_app
+from simulator.gateway.server import build_app
+from simulator.service.app_service import build_app_service
+from simulator.service.serve import serve_in_thread
+from simulator.store.episodes import EpisodeStore
 
 TOKEN = "admin-test-token"
 

@@ -12,10 +12,10 @@ from fastapi.testclient import TestClient
 from surfaces import CONTROL, new_episode
 
 from apps.mail import APP as MAIL
-from simulator.app_service import build_app_service
-from simulator.body_limit import BODY_LIMIT
-from simulator.serve import serve_in_thread
-from simulator.server import build_app
+from simulator.gateway.body_limit import BODY_LIMIT
+from simulator.gateway.server import build_app
+from simulator.service.app_service import build_app_service
+from simulator.service.serve import serve_in_thread
 
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

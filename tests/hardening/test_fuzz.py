@@ -22,9 +22,9 @@ from pydantic import BaseModel
 from schemathesis.core import NotSet
 from surfaces import CONTROL
 
-from simulator.episodes import EpisodeStore
-from simulator.registry import all_operations
-from simulator.server import build_app
+from simulator.gateway.server import build_app
+from simulator.store.episodes import EpisodeStore
+from simulator.store.registry import all_operations
 
 OPERATIONS = all_operations()
 HOSTILE_VALUES = [math.nan, math.inf, -math.inf, 2**63, -(2**63) - 1, 10**30, "\x00", "a\ud800b", "(" * 3000,

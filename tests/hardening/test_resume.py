@@ -108,7 +108,7 @@ def test_a_killed_server_resumes_every_live_episode_with_the_same_state(tmp_path
 
 
 def test_a_torn_last_line_is_cut_before_the_resumed_episode_appends(tmp_path):
-    from simulator.episodes import EpisodeStore
+    from simulator.store.episodes import EpisodeStore
     from simulator.trajectories.files import read
     from simulator.trajectories.resume import resume
 

@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from sandbox.bridge import Bridge
-from simulator.serve import serve_in_thread
+from simulator.service.serve import serve_in_thread
 
 
 def recorder() -> tuple[Starlette, list]:

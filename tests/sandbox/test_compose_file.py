@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from sandbox import compose
-from simulator.registry import service_apps
+from simulator.store.registry import service_apps
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "compose.yaml"
@@ -132,7 +132,7 @@ def test_the_admin_token_goes_to_the_apps_and_the_gateway_only_and_is_required()
 
 def test_the_image_holds_every_package_the_project_installs():
     """The build and the final stage copy each package of ``[tool.setuptools.packages.find]``: the
-    services import ``simulator.cli``, which imports from all of them."""
+    services run ``simulator.cli``, whose commands import from all of them (``openenv`` the trainers)."""
     include = re.search(r'include = \[(.*?)\]', (ROOT / "pyproject.toml").read_text()).group(1)
     packages = [name.strip(' "*') for name in include.split(",")]
     dockerfile = (ROOT / "Dockerfile").read_text()

@@ -13,7 +13,7 @@ import pytest
 from surfaces import CONTROL
 
 from sandbox.jail import Limits, unavailable_reason
-from simulator.shell import episode_jail
+from simulator.agent.shell import episode_jail
 
 ROOT = Path(__file__).resolve().parents[2]
 REASON = unavailable_reason()
@@ -88,8 +88,8 @@ def test_host_files_are_out_of_sight_and_the_system_is_read_only(jail, tmp_path)
     shown = jail.run(["sh", "-c", f"ls {tmp_path}; ls /tmp; cat /etc/passwd /etc/shadow; ls /root"])
     assert "host-secret" not in shown.stdout and "root:" not in shown.stdout
     # Of the project, only the files ow runs from: no apps, no tasks (the grader), no world data.
-    project = jail.run(["sh", "-c", f"ls {ROOT}; ls {ROOT}/simulator; ls {ROOT}/worlds/acme"])
-    assert project.stdout.split() == ["simulator", "__init__.py", "agent_cli.py", "agent_output.py"]
+    project = jail.run(["sh", "-c", f"ls {ROOT}; ls {ROOT}/simulator; ls {ROOT}/simulator/agent; ls {ROOT}/worlds/acme"])
+    assert project.stdout.split() == ["simulator", "__init__.py", "agent", "__init__.py", "output.py", "ow.py"]
     assert "No such file" in project.stderr
     written = jail.run(["sh", "-c", "touch /usr/jailed 2>&1; echo $?; echo hi > /tmp/x && cat /tmp/x"])
     assert written.stdout.split()[-2:] == ["1", "hi"] or written.stdout.strip().endswith("hi")

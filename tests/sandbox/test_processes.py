@@ -13,7 +13,7 @@ from factories import make_world
 from surfaces import CONTROL, mcp_session, new_episode, run_ow
 
 from sandbox.processes import ProcessesBackend
-from simulator.registry import APPS, service_apps
+from simulator.store.registry import APPS, service_apps
 from simulator.trajectories.files import read as read_trajectory
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -28,7 +28,7 @@ def chromium_or_skip() -> str:
     """Debian's Chromium, which ``dev.sh`` installs; the browser tests cannot run without it."""
     import pytest
 
-    from simulator.browser import chromium_path
+    from simulator.gui.browser import chromium_path
     try:
         return chromium_path()
     except RuntimeError as exc:

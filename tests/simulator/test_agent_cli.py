@@ -60,6 +60,6 @@ def test_structured_arguments_take_json(ow):
 
 
 def test_without_an_episode_it_says_what_to_set(ow, monkeypatch):
-    done = subprocess.run([sys.executable, "-m", "simulator.agent_cli", "mail", "list-labels"], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "simulator.agent.ow", "mail", "list-labels"], capture_output=True,
                           text=True, env={k: v for k, v in os.environ.items() if k != "OW_EPISODE"}, timeout=60)
     assert done.returncode == 2 and "OW_EPISODE" in done.stderr

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from simulator import bench_scale
+from simulator.bench import scale
 
 
 def test_scale_figures_count_what_they_made_and_read_the_server_memory():
-    out = bench_scale.run("acme", repeat=3, live=3)
+    out = scale.run("acme", repeat=3, live=3)
     control = out["control_plane"]
     assert control["control_call_mail_get_message"]["samples"] == 3 and control["health"]["samples"] == 3
     live = out["live_episodes"]

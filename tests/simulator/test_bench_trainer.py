@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from simulator.bench_trainer import write_overhead
+from simulator.bench.trainer import write_overhead
 from simulator.trajectories.files import files_in, read
 
 

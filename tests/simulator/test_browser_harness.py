@@ -12,10 +12,10 @@ from gui_world import chromium_or_skip, make_gui_world
 from mcp import Client
 from surfaces import CONTROL
 
-from simulator.browser import Browser
-from simulator.episodes import EpisodeStore
-from simulator.serve import serve_in_thread
-from simulator.server import build_app
+from simulator.gateway.server import build_app
+from simulator.gui.browser import Browser
+from simulator.service.serve import serve_in_thread
+from simulator.store.episodes import EpisodeStore
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,10 @@ import pytest
 from fastapi.testclient import TestClient
 from surfaces import CONTROL, TOKEN, call
 
-from simulator.client import AsyncClient, Client, ControlError
-from simulator.episodes import EpisodeStore
-from simulator.serve import serve_in_thread
-from simulator.server import build_app
+from simulator.gateway.client import AsyncClient, Client, ControlError
+from simulator.gateway.server import build_app
+from simulator.service.serve import serve_in_thread
+from simulator.store.episodes import EpisodeStore
 from simulator.trajectories.files import read
 
 TASK = "crm-close-globex-renewal"

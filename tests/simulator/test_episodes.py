@@ -3,9 +3,9 @@
 import pytest
 from surfaces import call
 
-from simulator.compile import compile_world
-from simulator.episodes import EpisodeStore
-from simulator.registry import APPS
+from simulator.store.compile import compile_world
+from simulator.store.episodes import EpisodeStore
+from simulator.store.registry import APPS
 from worlds import load_world
 
 
@@ -134,12 +134,12 @@ def test_tool_schemas_in_openai_format(api):
 
 def test_a_server_on_a_compiled_world_reads_only_world_yaml(store, world_dir, monkeypatch):
     store.create(str(world_dir))
-    import simulator.compile
+    import simulator.store.compile
 
     def refuse(root, sections=None):
         raise AssertionError(f"{root} was loaded again although every app's image is cached")
 
-    monkeypatch.setattr(simulator.compile, "load_world", refuse)
+    monkeypatch.setattr(simulator.store.compile, "load_world", refuse)
     fresh = EpisodeStore(cache_dir=store.cache_dir)
     episode = fresh.create(str(world_dir))
     assert episode.world.info.default_actor == "dana@small.test"

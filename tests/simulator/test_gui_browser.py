@@ -8,9 +8,9 @@ from gui_world import chromium_or_skip, make_gui_world
 from playwright.sync_api import expect, sync_playwright
 from surfaces import CONTROL
 
-from simulator.episodes import EpisodeStore
-from simulator.serve import serve_in_thread
-from simulator.server import build_app
+from simulator.gateway.server import build_app
+from simulator.service.serve import serve_in_thread
+from simulator.store.episodes import EpisodeStore
 
 
 @pytest.fixture(scope="module")

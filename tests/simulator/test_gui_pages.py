@@ -10,8 +10,8 @@ from fastapi.testclient import TestClient
 from gui_world import make_gui_world
 from surfaces import CONTROL, call
 
-from simulator.episodes import EpisodeStore
-from simulator.server import build_app
+from simulator.gateway.server import build_app
+from simulator.store.episodes import EpisodeStore
 
 BASE_URL = "http://localhost:8000"  # MCP's host check and the REST tests use the same
 PAGES = ["/", "/mail", "/mail?label=STARRED", "/mail?q=from:sam has:attachment", "/mail/thread/1", "/mail/compose",

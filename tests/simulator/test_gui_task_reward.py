@@ -12,10 +12,10 @@ from gui_world import make_gui_world
 from mcp import Client
 from surfaces import CONTROL
 
-from simulator.episodes import EpisodeStore
-from simulator.serve import serve_in_thread
-from simulator.server import build_app
-from simulator.tasks import task_catalog
+from simulator.gateway.server import build_app
+from simulator.service.serve import serve_in_thread
+from simulator.store.episodes import EpisodeStore
+from simulator.tasks.catalog import task_catalog
 
 
 def tasks(world) -> list[dict]:

@@ -12,9 +12,9 @@ import pytest
 from fastapi import FastAPI
 from surfaces import ROOT
 
-from simulator.episodes import EpisodeStore
-from simulator.serve import serve_in_thread
-from simulator.tasks import task_catalog
+from simulator.service.serve import serve_in_thread
+from simulator.store.episodes import EpisodeStore
+from simulator.tasks.catalog import task_catalog
 from tasks.refs import resolve
 
 ALWAYS, SOMETIMES, NEVER = "crm-close-globex-renewal", "docs-star-pricing-policy", "crm-reassign-tyrell"

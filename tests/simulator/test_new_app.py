@@ -12,10 +12,10 @@ import httpx
 import pytest
 from surfaces import CONTROL, mcp_session, new_episode, run_ow
 
-from simulator.episodes import EpisodeStore
-from simulator.registry import APPS
-from simulator.serve import serve_in_thread
-from simulator.server import build_app
+from simulator.gateway.server import build_app
+from simulator.service.serve import serve_in_thread
+from simulator.store.episodes import EpisodeStore
+from simulator.store.registry import APPS
 
 APP_SOURCE = '''
 """Notes: a throwaway app for the test."""

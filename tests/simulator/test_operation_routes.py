@@ -6,8 +6,8 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 from surfaces import CONTROL, TOKEN
 
-from simulator.episodes import EpisodeStore
-from simulator.server import build_app
+from simulator.gateway.server import build_app
+from simulator.store.episodes import EpisodeStore
 
 
 def test_operation_calls_record_steps_and_answer_errors_in_the_same_shape():

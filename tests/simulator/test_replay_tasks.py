@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from surfaces import ROOT
 
-from simulator.episodes import EpisodeStore
-from simulator.registry import all_operations
-from simulator.tasks import task_catalog
+from simulator.store.episodes import EpisodeStore
+from simulator.store.registry import all_operations
+from simulator.tasks.catalog import task_catalog
 from simulator.trajectories.files import read
 from simulator.trajectories.replay import regrade, replay
 from tasks.catalog import Catalog

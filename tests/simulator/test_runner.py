@@ -15,9 +15,9 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from surfaces import ROOT
 
-from simulator.episodes import EpisodeStore
-from simulator.serve import serve_in_thread
-from simulator.tasks import task_catalog
+from simulator.service.serve import serve_in_thread
+from simulator.store.episodes import EpisodeStore
+from simulator.tasks.catalog import task_catalog
 from simulator.trajectories.files import files_in, read
 from tasks.refs import resolve
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from simulator.client import AsyncClient
-from simulator.episodes import EpisodeStore
+from simulator.gateway.client import AsyncClient
+from simulator.gateway.server import build_app
 from simulator.runner.distributed import WorldPool, run_on_ray
 from simulator.runner.run import RunSettings, report, run_rollouts
 from simulator.runner.scripted import OraclePolicy
-from simulator.serve import serve_in_thread
-from simulator.server import build_app
+from simulator.service.serve import serve_in_thread
+from simulator.store.episodes import EpisodeStore
 from simulator.trajectories.files import files_in, read
 
 ray = pytest.importorskip("ray")
@@ -118,7 +118,7 @@ def test_a_world_server_can_be_the_client_of_a_gateway(single, tmp_path):
 def test_the_cli_wants_exactly_one_policy():
     from typer.testing import CliRunner
 
-    from simulator.cli import cli
+    from simulator.cli.main import cli
 
     def run(*argv: str) -> tuple[int, str]:
         result = CliRunner().invoke(cli, ["run", *argv])

@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 from surfaces import CONTROL, call, mcp_session
 from task_factories import outage_task, reply_task, write_task
 
-from simulator.server import build_app
-from simulator.tasks import task_catalog
+from simulator.gateway.server import build_app
+from simulator.tasks.catalog import task_catalog
 
 
 @pytest.fixture
@@ -57,7 +57,7 @@ def test_an_episode_for_a_task_is_graded_at_finish(task_api):
 
 
 def test_the_answer_arrives_by_mcp_and_is_a_step(live_server, store, small_catalog, tmp_path):
-    from simulator.serve import serve_in_thread
+    from simulator.service.serve import serve_in_thread
 
     with serve_in_thread(build_app(store, small_catalog)) as base:
         episode = httpx.post(f"{base}/v1/episodes", json={"task": "outage-minutes"}, headers=CONTROL, timeout=30).json()

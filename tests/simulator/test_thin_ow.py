@@ -17,10 +17,10 @@ from apps.kit import errors
 from apps.kit.cli import kind as kit_kind
 from apps.kit.cli import positional
 from apps.kit.rest import SURFACE_HEADER
-from simulator import agent_cli
-from simulator.agent_output import to_yaml
-from simulator.registry import APPS, all_operations
-from simulator.shell import OW_FILES
+from simulator.agent import ow
+from simulator.agent.output import to_yaml
+from simulator.agent.shell import OW_FILES
+from simulator.store.registry import APPS, all_operations
 
 
 def test_the_tools_endpoint_serves_every_operation_of_the_episode(api, episode):
@@ -48,17 +48,17 @@ def test_the_client_reads_each_schema_as_the_kit_types_the_argument():
     for op in all_operations():
         properties = op.input_schema()["properties"]
         for p in op.params:
-            assert agent_cli.kind(properties[p.name])[0] == kit_kind(p.annotation), f"{op.qualified_name}.{p.name}"
+            assert ow.kind(properties[p.name])[0] == kit_kind(p.annotation), f"{op.qualified_name}.{p.name}"
 
 
 def test_constants_the_client_repeats_match_the_kit():
-    assert agent_cli.SURFACE_HEADER == SURFACE_HEADER
+    assert ow.SURFACE_HEADER == SURFACE_HEADER
     for cls in (errors.NotFound, errors.Forbidden, errors.Invalid, errors.Conflict, errors.Unavailable):
-        assert agent_cli.EXIT_CODES[cls.kind] == cls.exit_code
+        assert ow.EXIT_CODES[cls.kind] == cls.exit_code
 
 
 def _imports(env: dict, *args: str) -> tuple[subprocess.CompletedProcess, set[str]]:
-    entry = "from simulator.agent_cli import main; main()"  # what the installed ow script runs
+    entry = "from simulator.agent.ow import main; main()"  # what the installed ow script runs
     done = subprocess.run([sys.executable, "-X", "importtime", "-c", entry, *args],
                           capture_output=True, text=True, env=env, timeout=60, cwd=ROOT)
     modules = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
@@ -76,7 +76,7 @@ def test_ow_imports_nothing_of_the_server(live_server, world_dir, tmp_path):
             "mcp", "apps", "worlds", "uvicorn", "http", "email")}
         assert heavy == set(), args
         project = {m for m in modules if m.split(".")[0] == "simulator"}
-        assert project == {"simulator", *(f"simulator.{f[:-3]}" for f in OW_FILES if f != "__init__.py")}
+        assert project == {f"simulator.{f[:-3]}".replace("/", ".").removesuffix(".__init__") for f in OW_FILES}
 
 
 def test_the_tool_list_is_fetched_once_and_then_read_from_the_cache(live_server, world_dir, tmp_path, monkeypatch):
@@ -161,6 +161,6 @@ def test_yaml_output_loads_back_to_the_result():
 @pytest.mark.parametrize("url", ["http://127.0.0.1:1", "http://localhost:1/prefix"])
 def test_requests_go_where_ow_url_says(url, monkeypatch):
     monkeypatch.setenv("OW_URL", url)
-    with pytest.raises(agent_cli.Failure) as failure:
-        agent_cli.request("GET", "/episodes/x/api/tools")
+    with pytest.raises(ow.Failure) as failure:
+        ow.request("GET", "/episodes/x/api/tools")
     assert failure.value.code == 3 and url in str(failure.value)

@@ -9,8 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 from surfaces import CONTROL, call
 
-from simulator.episodes import EpisodeStore
-from simulator.server import build_app
+from simulator.gateway.server import build_app
+from simulator.store.episodes import EpisodeStore
 from simulator.trajectories.export import chat
 from simulator.trajectories.files import read
 from simulator.trajectories.replay import replay

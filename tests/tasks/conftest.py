@@ -8,8 +8,8 @@ import pytest
 from factories import make_world
 from task_factories import outage_task, refuse_task, reply_task, write_task
 
-from simulator.episodes import EpisodeStore
-from simulator.tasks import task_catalog
+from simulator.store.episodes import EpisodeStore
+from simulator.tasks.catalog import task_catalog
 
 
 @pytest.fixture

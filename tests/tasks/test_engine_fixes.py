@@ -10,8 +10,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from qa_suite import GOOD, write_suite  # noqa: E402
 
-from simulator.episodes import EpisodeStore  # noqa: E402
-from simulator.tasks_check import catalog_over  # noqa: E402
+from simulator.store.episodes import EpisodeStore  # noqa: E402
+from simulator.tasks.check import catalog_over  # noqa: E402
 from tasks.model import Call  # noqa: E402
 
 

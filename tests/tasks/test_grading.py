@@ -70,8 +70,8 @@ def test_refusing_a_legitimate_task_fails_its_guard(catalog):
 def test_a_check_that_cannot_be_made_makes_the_episode_ungradable_not_passed(catalog, suites, small_world):
     from task_factories import reply_task, write_task
 
-    from simulator.episodes import EpisodeStore
-    from simulator.tasks import task_catalog
+    from simulator.store.episodes import EpisodeStore
+    from simulator.tasks.catalog import task_catalog
 
     broken = reply_task(small_world)
     broken["id"] = "broken"
@@ -92,8 +92,8 @@ def test_grading_is_order_independent_and_repeatable(catalog):
 def test_setup_steps_run_as_someone_else_and_are_recorded(catalog, suites, small_world):
     from task_factories import write_task
 
-    from simulator.episodes import EpisodeStore
-    from simulator.tasks import task_catalog
+    from simulator.store.episodes import EpisodeStore
+    from simulator.tasks.catalog import task_catalog
 
     task = {
         "id": "answer-mei", "world": str(small_world), "outcome": "answer",

@@ -14,9 +14,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from qa_suite import GOOD, WEAK, write_suite  # noqa: E402
 
-from simulator.episodes import EpisodeStore  # noqa: E402
-from simulator.tasks_check import catalog_over  # noqa: E402
-from simulator.tasks_cli import cli  # noqa: E402
+from simulator.cli.tasks import cli  # noqa: E402
+from simulator.store.episodes import EpisodeStore  # noqa: E402
+from simulator.tasks.check import catalog_over  # noqa: E402
 from tasks.qa import check as qa_check  # noqa: E402
 from tasks.qa.check import Checker  # noqa: E402
 from tasks.qa.stats import kendall_tau, runs_needed, wilson_upper  # noqa: E402

@@ -47,7 +47,7 @@ def test_ids_are_unique_across_suites(tmp_path):
 
 
 def test_the_shipped_suites_load():
-    from simulator.registry import all_operations
+    from simulator.store.registry import all_operations
 
     tasks = load_suites(operations=[f"{o.app}.{o.name}" for o in all_operations()])
     assert tasks and all(t.oracle for t in tasks)

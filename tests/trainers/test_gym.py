@@ -12,10 +12,10 @@ from surfaces import TOKEN
 from trainer_oracles import oracle_actions
 
 import trainers.gym  # noqa: F401  (registers officeworld/<suite>)
-from simulator.client import Client
-from simulator.episodes import EpisodeStore
-from simulator.serve import serve_in_thread
-from simulator.server import build_app
+from simulator.gateway.client import Client
+from simulator.gateway.server import build_app
+from simulator.service.serve import serve_in_thread
+from simulator.store.episodes import EpisodeStore
 from trainers.gym import OfficeWorldEnv, suites
 
 TASK = "crm-close-globex-renewal"

@@ -55,9 +55,9 @@ def test_the_same_rounds_run_through_an_openai_compatible_endpoint(tmp_path):
     The scripted endpoint solves the task on sample 0 (the oracle's call) and answers in words on sample 1."""
     from fastapi import FastAPI
 
-    from simulator.episodes import EpisodeStore
-    from simulator.serve import serve_in_thread
-    from simulator.tasks import task_catalog
+    from simulator.service.serve import serve_in_thread
+    from simulator.store.episodes import EpisodeStore
+    from simulator.tasks.catalog import task_catalog
     from tasks.refs import resolve
 
     task = "crm-close-globex-renewal"

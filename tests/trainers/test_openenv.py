@@ -15,10 +15,10 @@ import pytest
 from surfaces import ROOT, TOKEN
 from trainer_oracles import SUBMIT, oracle_actions
 
-from simulator.client import AsyncClient, Client
-from simulator.episodes import EpisodeStore
-from simulator.serve import serve_in_thread
-from simulator.server import build_app
+from simulator.gateway.client import AsyncClient, Client
+from simulator.gateway.server import build_app
+from simulator.service.serve import serve_in_thread
+from simulator.store.episodes import EpisodeStore
 
 TASK = "crm-close-globex-renewal"
 SIDE_PYTHON = ROOT / ".venv-side" / "bin" / "python"

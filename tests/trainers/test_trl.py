@@ -16,10 +16,10 @@ import tiny_policy
 import torch
 from transformers.utils import get_json_schema
 
-from simulator.client import Client
-from simulator.episodes import EpisodeStore
-from simulator.registry import all_operations
-from simulator.tasks import task_catalog
+from simulator.gateway.client import Client
+from simulator.store.episodes import EpisodeStore
+from simulator.store.registry import all_operations
+from simulator.tasks.catalog import task_catalog
 from simulator.trajectories.export import SYSTEM_PROMPT
 from simulator.trajectories.files import files_in, read
 from tasks.refs import resolve

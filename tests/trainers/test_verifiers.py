@@ -17,10 +17,10 @@ from fastapi import FastAPI
 from fastapi.responses import StreamingResponse
 from surfaces import CONTROL, ROOT, TOKEN
 
-from simulator.episodes import EpisodeStore
-from simulator.serve import serve_in_thread
-from simulator.server import build_app
-from simulator.tasks import task_catalog
+from simulator.gateway.server import build_app
+from simulator.service.serve import serve_in_thread
+from simulator.store.episodes import EpisodeStore
+from simulator.tasks.catalog import task_catalog
 from simulator.trajectories.export import SYSTEM_PROMPT
 from tasks.loader import SUITES_DIR
 from tasks.refs import resolve

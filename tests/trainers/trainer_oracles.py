@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from simulator.episodes import EpisodeStore
-from simulator.tasks import task_catalog
+from simulator.store.episodes import EpisodeStore
+from simulator.tasks.catalog import task_catalog
 from tasks.refs import resolve
 
 SUBMIT = "task_submit_answer"

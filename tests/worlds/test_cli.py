@@ -5,8 +5,8 @@ from __future__ import annotations
 from factories import make_world, message
 from typer.testing import CliRunner
 
-from simulator.cli import cli
-from simulator.registry import world_sections
+from simulator.cli.main import cli
+from simulator.store.registry import world_sections
 from worlds import load_world, world_names
 
 runner = CliRunner()

@@ -12,8 +12,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from simulator.cli import cli
-from simulator.registry import world_sections
+from simulator.cli.main import cli
+from simulator.store.registry import world_sections
 from worlds import load_world
 from worlds.consistency import check
 from worlds.generate import generate

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from simulator.registry import world_sections
+from simulator.store.registry import world_sections
 from worlds import load_world
 from worlds.generate import generate
 from worlds.loader import content_hash

@@ -6,7 +6,7 @@ import pytest
 import yaml
 from factories import make_world, message
 
-from simulator.registry import world_sections
+from simulator.store.registry import world_sections
 from worlds import WorldError, load_world
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from simulator.registry import APPS, world_sections
+from simulator.store.registry import APPS, world_sections
 from worlds import load_world
 from worlds.generate import generate
 from worlds.writer import write_world

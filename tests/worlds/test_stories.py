@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from simulator.registry import world_sections
+from simulator.store.registry import world_sections
 from worlds import load_world
 from worlds.consistency import check
 from worlds.generate import generate

@@ -8,7 +8,7 @@ import csv
 import io
 import re
 
-from simulator.registry import world_sections
+from simulator.store.registry import world_sections
 from worlds import load_world
 from worlds.generate import generate
 

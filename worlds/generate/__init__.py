@@ -40,7 +40,7 @@ def generate(seed: int, size: str, out: Path, progress: bool = False, name: str 
     writer = next((app for app, s in sections.items() if hasattr(s, "thread_builder")), None)
     if told is None or writer is None:
         raise ValueError("the generator's stories need a section with records_builder (crm) and one with "
-                         "thread_builder (mail): pass simulator.registry.world_sections()")
+                         "thread_builder (mail): pass simulator.store.registry.world_sections()")
     records: Any = sections[told]  # optional hooks, found by name above
     threads: Any = sections[writer]
     spec = SIZES[size]
@@ -77,7 +77,7 @@ def _sections(sections: Sections | None) -> Sections:
     """The sections given, or the registry's (every app's)."""
     if sections is not None:
         return sections
-    from simulator.registry import world_sections
+    from simulator.store.registry import world_sections
 
     return world_sections()
 

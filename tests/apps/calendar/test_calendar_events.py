@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from surfaces import call
 
-from simulator.registry import APPS
+from simulator.store.registry import APPS
 
 DANA, RAVI, MEI, SAM = "dana@small.test", "ravi@small.test", "mei@small.test", "sam@globex.example"
 

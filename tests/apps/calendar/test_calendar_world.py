@@ -8,7 +8,7 @@ from calendar_factories import EVENTS, make_calendar_world
 from apps.calendar.world import CalendarSection
 from apps.crm.world import CrmSection
 from apps.mail.world import MailSection
-from simulator.registry import world_sections
+from simulator.store.registry import world_sections
 from worlds import WorldError, load_world
 from worlds.generate import generate
 from worlds.writer import write_world

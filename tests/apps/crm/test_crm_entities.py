@@ -9,7 +9,7 @@ from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm.world import SECTION
 from apps.kit.entity import fields_for
-from simulator.registry import world_sections
+from simulator.store.registry import world_sections
 from worlds import load_world
 
 # Arguments an operation takes besides the entity's create/update fields (ids, owner, probability).

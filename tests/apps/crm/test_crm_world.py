@@ -3,7 +3,7 @@
 import pytest
 from crm_factories import ACCOUNTS, CASES, CONTACTS, OPPORTUNITIES, make_crm_world
 
-from simulator.registry import world_sections
+from simulator.store.registry import world_sections
 from worlds import WorldError, load_world
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from apps.docs import sheets
 from apps.docs.formulas import FormulaError, Sheet
-from simulator.registry import world_sections
+from simulator.store.registry import world_sections
 from worlds import load_world
 
 

@@ -12,7 +12,7 @@ from apps.docs import APP as DOCS
 from apps.docs.models import Item
 from apps.docs.seed import row
 from apps.docs.world import DocsSection
-from simulator.registry import world_sections
+from simulator.store.registry import world_sections
 from worlds import WorldError, load_world
 
 NOW = datetime(2026, 3, 1, tzinfo=timezone.utc)

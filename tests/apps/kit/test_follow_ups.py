@@ -5,10 +5,10 @@ from fastapi.testclient import TestClient
 from surfaces import CONTROL, call
 
 from apps.docs import APP as DOCS
-from simulator.app_service import build_app_service
-from simulator.episodes import EpisodeStore
-from simulator.serve import serve_in_thread
-from simulator.server import build_app
+from simulator.gateway.server import build_app
+from simulator.service.app_service import build_app_service
+from simulator.service.serve import serve_in_thread
+from simulator.store.episodes import EpisodeStore
 
 
 def test_a_mention_in_a_remote_docs_service_mails_through_the_local_mail_app(tmp_path, world_dir, monkeypatch):

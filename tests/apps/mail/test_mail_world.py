@@ -9,7 +9,7 @@ from factories import make_world
 
 from apps.mail import APP
 from apps.mail.world import MailSection
-from simulator.registry import world_sections
+from simulator.store.registry import world_sections
 from worlds import load_world
 
 

@@ -1,5 +1,5 @@
 """The few control-API calls the taskset makes, over httpx (verifiers' venv cannot import the project, whose
-MCP SDK differs; ``simulator/client.py`` is the same API in the project). The token comes from an environment
+MCP SDK differs; ``simulator/gateway/client.py`` is the same API in the project). The token comes from an environment
 variable, never from the config, which verifiers writes into its run folders."""
 
 from __future__ import annotations

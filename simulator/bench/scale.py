@@ -1,4 +1,4 @@
-"""Figures over HTTP that ``bench_http`` leaves out, the server in its own process as users run it:
+"""Figures over HTTP that ``served`` leaves out, the server in its own process as users run it:
 a tool call through the control plane (``POST /v1/episodes/{id}/call``), and many live episodes in one
 server (its memory, and a call's latency while they all live). Nothing here asserts a timing; every
 loop is bounded (a count and a deadline) and deletes what it made."""
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import httpx
 
-from simulator import bench_http
-from simulator.auth import TOKEN_ENV
+from simulator.bench import served
+from simulator.gateway.auth import TOKEN_ENV
 
 PROBE = ("mail", "get_message", {"message_id": 1})
 TOUCH = ("mail", "star", {"message_ids": [1]})  # a write: the episode's mail database is cloned and changed
@@ -59,8 +59,8 @@ def control_call(http: httpx.Client, world: str, repeat: int) -> dict:
     answer = http.post(path, json=body, headers=headers)
     if answer.status_code != 200 or answer.json().get("error"):
         raise RuntimeError(f"the control probe failed: {answer.text[:500]}")
-    health = bench_http.times(lambda: http.get("/health"), repeat)
-    call = bench_http.times(lambda: http.post(path, json=body, headers=headers), repeat)
+    health = served.times(lambda: http.get("/health"), repeat)
+    call = served.times(lambda: http.post(path, json=body, headers=headers), repeat)
     http.delete(f"/v1/episodes/{episode}", headers=headers)
     return {"health": health, f"control_call_{app}_{name}": call,
             "control_above_health_us": round(call["median_us"] - health["median_us"], 1)}
@@ -84,7 +84,7 @@ def live_episodes(http: httpx.Client, url: str, world: str, count: int, repeat: 
         made_s = time.monotonic() - started
         rss_after = _rss_mb(pid)
         turn = iter(range(10**9))
-        call = bench_http.times(
+        call = served.times(
             lambda: http.post(f"/episodes/{ids[next(turn) % len(ids)]}/api/{app}/{name}", json=args), repeat)
     finally:
         for episode in ids:
@@ -99,7 +99,7 @@ def live_episodes(http: httpx.Client, url: str, world: str, count: int, repeat: 
 def run(world: str, repeat: int, live: int = 1000) -> dict:
     """Both figures on one server in its own process; ``live=0`` leaves the live-episodes figure out."""
     control_token()  # the child server inherits it
-    with bench_http.server_process(world) as (url, _), httpx.Client(base_url=url) as http:
+    with served.server_process(world) as (url, _), httpx.Client(base_url=url) as http:
         out = {"control_plane": control_call(http, world, repeat)}
         if live > 0:
             out["live_episodes"] = live_episodes(http, url, world, live, repeat)

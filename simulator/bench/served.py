@@ -91,12 +91,12 @@ async def _mcp_call(url: str, repeat: int) -> dict:
 
 def run(world: str, repeat: int) -> dict:
     """``/health``, a REST call and an MCP tool call on a server in its own process."""
-    from simulator import bench_scale
+    from simulator.bench import scale
 
-    bench_scale.control_token()  # the child server inherits it
+    scale.control_token()  # the child server inherits it
     app, name, args = PROBE
     with server_process(world) as (url, _), httpx.Client(base_url=url) as http:
-        created = http.post("/v1/episodes", json={"world": world}, headers=bench_scale.control_headers())
+        created = http.post("/v1/episodes", json={"world": world}, headers=scale.control_headers())
         created.raise_for_status()
         episode = created.json()["id"]
         rest = f"/episodes/{episode}/api/{app}/{name}"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from simulator.registry import world_sections
+from simulator.store.registry import world_sections
 from worlds import WorldError, load_world, world_names
 from worlds.model import World
 

@@ -1,7 +1,7 @@
 """Figures for one world: episode create and fork, operation latency, MCP latency, memory per episode,
 GUI page render time (server side) and a browser agent's action round trip.
 
-Printed as JSON by ``officeworld bench``; nothing here asserts a timing. ``served`` (``bench_http``)
+Printed as JSON by ``officeworld bench``; nothing here asserts a timing. ``served`` (``served.py``)
 measures ``/health``, REST and MCP with the server in its own process. Targets (issue 16, on a 2-core
 machine): an in-process op under 50 µs, a REST call under 1 ms above ``/health``, an MCP call under a
 third of OpenEnv's (``bench/peers``), fork of a touched episode under 0.5 ms, an ``ow`` command under 150 ms, grading under 2 ms.
@@ -17,9 +17,9 @@ import time
 from typing import Callable
 
 from apps.kit.invoker import invoke
-from simulator import bench_http
-from simulator.episodes import EpisodeStore
+from simulator.bench import served
 from simulator.gui.shots import browser_round_trip, render_times
+from simulator.store.episodes import EpisodeStore
 
 # One representative call per app; an app missing from the registry is skipped.
 PROBES: dict[str, list[tuple[str, dict]]] = {
@@ -113,7 +113,7 @@ def _first_calls(store: EpisodeStore, world: str, repeat: int) -> dict:
 
 
 def in_process(world: str = "acme", repeat: int = 200) -> dict:
-    """The in-process figures only (no server, browser or subprocess): ``python -m simulator.bench``."""
+    """The in-process figures only (no server, browser or subprocess): ``python -m simulator.bench.figures``."""
     store = EpisodeStore()
     parent = store.create(world)
     for app in store.apps:
@@ -142,7 +142,7 @@ GRADED = ("crm-close-globex-renewal", "mail-reply-all-okr-deadline", "docs-log-c
 def _grading(store: EpisodeStore, repeat: int) -> dict:
     """Grading one finished episode (checks and state diff), once a task's initial state and allowance
     are known (the first episode of a task pays for those, every later one reuses them)."""
-    from simulator.tasks import task_catalog
+    from simulator.tasks.catalog import task_catalog
 
     catalog = task_catalog(store)
     out = {}
@@ -165,11 +165,11 @@ def _ow(store: EpisodeStore, world: str, repeat: int) -> dict:
     import tempfile
     from pathlib import Path
 
-    from simulator.serve import serve_in_thread
-    from simulator.server import build_app
+    from simulator.gateway.server import build_app
+    from simulator.service.serve import serve_in_thread
 
     script = Path(sys.executable).parent / "ow"
-    ow = [str(script)] if script.exists() else [sys.executable, "-c", "from simulator.agent_cli import main; main()"]
+    ow = [str(script)] if script.exists() else [sys.executable, "-c", "from simulator.agent.ow import main; main()"]
     episode = store.create(world)
     with tempfile.TemporaryDirectory() as cache, serve_in_thread(build_app(store)) as url:
         env = {**os.environ, "OW_URL": url, "OW_EPISODE": episode.id, "OW_CACHE": cache}
@@ -205,7 +205,7 @@ def run(world: str = "acme", repeat: int = 200, live: int = 1000) -> dict:
             lambda: [store.create(world).db(app) for app in store.apps], repeat),
         "episode_fork_touched": _times(lambda: store.fork(parent.id), repeat),
         "op_in_process": _ops(store, world, repeat),
-        "served": bench_http.run(world, repeat),
+        "served": served.run(world, repeat),
         "served_scale": _scale(world, repeat, live),
         "ow_command": _ow(store, world, min(repeat, 20)),
         "gui_page_render_server": render_times(store, world, max(repeat // 10, 5)),
@@ -217,15 +217,15 @@ def run(world: str = "acme", repeat: int = 200, live: int = 1000) -> dict:
 
 
 def _scale(world: str, repeat: int, live: int) -> dict:
-    from simulator import bench_scale
+    from simulator.bench import scale
 
-    return bench_scale.run(world, repeat, live)
+    return scale.run(world, repeat, live)
 
 
 def _trainer(world: str, repeat: int) -> dict:
-    from simulator import bench_trainer
+    from simulator.bench import trainer
 
-    return bench_trainer.run(world, repeat)
+    return trainer.run(world, repeat)
 
 
 if __name__ == "__main__":

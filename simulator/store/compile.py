@@ -13,7 +13,7 @@ from pathlib import Path
 
 from apps.kit import App
 from apps.kit.settings import settings
-from simulator.registry import world_sections
+from simulator.store.registry import world_sections
 from worlds import content_hash, load_world
 from worlds.model import World
 

@@ -1,6 +1,6 @@
 """Figures for trainers: trajectory file overhead, replay speed, offline regrade, control-plane throughput.
 
-Part of ``officeworld bench`` (the ``trainer`` section); ``python -m simulator.bench_trainer`` prints
+Part of ``officeworld bench`` (the ``trainer`` section); ``python -m simulator.bench.trainer`` prints
 it alone. Targets: a step written to its file in under 20 µs; nothing here asserts a timing.
 """
 
@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from apps.kit.invoker import invoke
-from simulator.bench import _summary, _times
-from simulator.episodes import EpisodeStore
-from simulator.tasks import task_catalog
+from simulator.bench.figures import _summary, _times
+from simulator.store.episodes import EpisodeStore
+from simulator.tasks.catalog import task_catalog
 
 TASK = "crm-close-globex-renewal"
 CALLS: list[tuple[str, dict[str, Any]]] = [("crm_search", {"text": "globex"}), ("crm_get_opportunity", {"opportunity_id": 1}),
@@ -79,9 +79,9 @@ def replay_and_regrade(folder: Path, repeat: int) -> dict:
 def control_plane(levels=(1, 8, 64), calls: int = 10) -> dict:
     """Episodes per second through the control API over loopback HTTP, a scripted policy per client:
     create a task episode, ``calls`` tool calls, finish with an answer, delete."""
-    from simulator.client import AsyncClient
-    from simulator.serve import serve_in_thread
-    from simulator.server import build_app
+    from simulator.gateway.client import AsyncClient
+    from simulator.gateway.server import build_app
+    from simulator.service.serve import serve_in_thread
 
     async def one(ow: AsyncClient) -> None:
         episode = await ow.create_episode(TASK, tools=False)

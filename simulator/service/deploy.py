@@ -9,8 +9,8 @@ from pathlib import Path
 import httpx
 
 from sandbox.config import open_backend, parse_config
-from simulator.auth import control_token
-from simulator.compile import cache_dir
+from simulator.gateway.auth import control_token
+from simulator.store.compile import cache_dir
 
 COMPOSE_FILE = Path(__file__).resolve().parent.parent / "compose.yaml"
 

@@ -26,9 +26,9 @@ from apps.kit.episode import Episode
 from apps.kit.host import AppHost, LocalHost
 from apps.kit.remote import RemoteHost
 from apps.kit.settings import Settings, settings
-from simulator.compile import world_images
-from simulator.memory import release_soon
-from simulator.registry import APPS, world_sections
+from simulator.store.compile import world_images
+from simulator.store.memory import release_soon
+from simulator.store.registry import APPS, world_sections
 from simulator.trajectories.files import Recorder, header_for
 from worlds import WorldError, content_hash, load_info
 from worlds.model import WorldInfo

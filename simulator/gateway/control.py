@@ -19,9 +19,9 @@ from apps.kit.episode import Episode
 from apps.kit.invoker import invoke_async
 from apps.kit.mcp import tool as mcp_tool
 from apps.kit.trajectory import Step, Trajectory
-from simulator.auth import require_bearer
-from simulator.episodes import EpisodeStore
-from simulator.registry import all_operations
+from simulator.gateway.auth import require_bearer
+from simulator.store.episodes import EpisodeStore
+from simulator.store.registry import all_operations
 from tasks.catalog import Catalog
 from tasks.reward import Reward
 from tasks.session import TaskError

@@ -18,7 +18,7 @@ from apps.kit import NotFound
 from apps.kit.errors import Unavailable
 from apps.kit.operation import invalid_from
 from apps.kit.settings import settings
-from simulator.browser import Browser
+from simulator.gui.browser import Browser
 
 Ref = Field(description="An element's ref from the last snapshot, e.g. 'f1e12'")
 

@@ -7,9 +7,9 @@ import contextlib
 import time
 from pathlib import Path
 
-from simulator.episodes import EpisodeStore
-from simulator.registry import all_operations
-from simulator.tasks import task_catalog
+from simulator.store.episodes import EpisodeStore
+from simulator.store.registry import all_operations
+from simulator.tasks.catalog import task_catalog
 from tasks.catalog import Catalog
 from tasks.model import Task
 from tasks.qa import report
@@ -76,9 +76,9 @@ def _surfaces(store: EpisodeStore, catalog: Catalog, names: list[str]):
         return
     from fastapi.testclient import TestClient
 
-    from simulator.qa_surfaces import McpSurface, OwSurface, RestSurface
-    from simulator.serve import serve_in_thread
-    from simulator.server import build_app
+    from simulator.gateway.server import build_app
+    from simulator.service.serve import serve_in_thread
+    from simulator.tasks.surfaces import McpSurface, OwSurface, RestSurface
 
     started = time.perf_counter()
     tools = {f"{op.app}_{op.name}" for op in all_operations(store.apps)}

@@ -1,6 +1,6 @@
 """The embedded server: control API, per-episode REST and per-episode MCP, in one ASGI app.
 
-    /v1/...                         control API (trainers, runners; bearer token, simulator/auth.py)
+    /v1/...                         control API (trainers, runners; bearer token, simulator/gateway/auth.py)
     /episodes/{id}/api/{app}/{op}   per-episode REST, one route per operation
     /episodes/{id}/api/tools        every operation's schema and CLI shape (what ``ow`` builds its commands from)
     /episodes/{id}/mcp              per-episode MCP over streamable HTTP
@@ -31,15 +31,15 @@ from apps.kit.mcp import build_server
 from apps.kit.operation import invalid_from
 from apps.kit.rest import OperationRoutes, document_inputs, error_response, operation_router
 from apps.kit.settings import settings
-from simulator.auth import control_token
-from simulator.body_limit import BODY_LIMIT, TooLarge, read_body, refuse, replaying
-from simulator.browser_tools import BrowserTools
-from simulator.control import control_router
-from simulator.episodes import EpisodeStore
+from simulator.gateway.auth import control_token
+from simulator.gateway.body_limit import BODY_LIMIT, TooLarge, read_body, refuse, replaying
+from simulator.gateway.control import control_router
+from simulator.gateway.mcp_text import lone_surrogate_call, tool_error_reply
 from simulator.gui import mount_gui
-from simulator.mcp_text import lone_surrogate_call, tool_error_reply
-from simulator.registry import all_operations
-from simulator.tasks import task_catalog
+from simulator.gui.browser_tools import BrowserTools
+from simulator.store.episodes import EpisodeStore
+from simulator.store.registry import all_operations
+from simulator.tasks.catalog import task_catalog
 from tasks.catalog import Catalog
 
 _MCP_PATH = re.compile(r"^/episodes/([^/]+)/mcp/?$")
@@ -126,13 +126,13 @@ def _http_error(request: Request, exc: HTTPException) -> JSONResponse:
 class Gateway:
     """Routes ``/episodes/{id}/mcp`` to the MCP app (with the episode in the scope), the rest to FastAPI.
 
-    Every request body is read up to ``BODY_LIMIT`` first (``simulator.body_limit``: past it, 413).
+    Every request body is read up to ``BODY_LIMIT`` first (``simulator.gateway.body_limit``: past it, 413).
     Each MCP session is bound to the episode whose URL opened it: the session id the SDK hands out is
     noted as the response leaves, and a request carrying it at any other episode's path (a call, a
     stream, a DELETE) is refused as an unknown session, so one episode's session never acts in another.
     The map forgets a session when it ends (DELETE, or the SDK dropped it) and when its episode is
     deleted, which also ends the session in the SDK. A tool call whose arguments hold a lone surrogate
-    is answered here as a tool error naming the argument (``simulator.mcp_text``).
+    is answered here as a tool error naming the argument (``simulator.gateway.mcp_text``).
     """
 
     def __init__(self, api: FastAPI, mcp_app, store: EpisodeStore, manager=None, operations: dict | None = None,

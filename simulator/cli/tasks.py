@@ -14,8 +14,8 @@ cli = typer.Typer(help="List, show, run and grade tasks.", no_args_is_help=True,
 
 
 def _catalog():
-    from simulator.episodes import EpisodeStore
-    from simulator.tasks import task_catalog
+    from simulator.store.episodes import EpisodeStore
+    from simulator.tasks.catalog import task_catalog
 
     try:
         return task_catalog(EpisodeStore())
@@ -73,7 +73,7 @@ def generate(world: str = typer.Option("acme", help="World whose mail the questi
              actor: str = typer.Option(None, "--as", help="Whose mailbox (default: the world's acting person)"),
              out: Path = typer.Option(None, help="Folder to write to (default: tasks/suites/email-qa-WORLD)")) -> None:
     """Write email-search question-answering tasks whose answers are known by construction."""
-    from simulator.episodes import EpisodeStore
+    from simulator.store.episodes import EpisodeStore
     from tasks import generate as gen
     from tasks.loader import SUITES_DIR
     from tasks.records import State
@@ -118,7 +118,7 @@ def check(targets: list[str] = typer.Argument(None, help="Suites or task ids (de
     """Prove every task: oracle, do-nothing, claims, random agents, mutants and hacks against its verifier.
 
     Exit 1 when any task or suite fails a gate."""
-    from simulator.tasks_check import SURFACES, run_check, update_quarantine
+    from simulator.tasks.check import SURFACES, run_check, update_quarantine
     from tasks.loader import SUITES_DIR
     from tasks.qa.report import markdown, write
 
@@ -151,8 +151,8 @@ def agreement(task_id: str, trajectories: list[Path] = typer.Argument(..., help=
               ranking: Path = typer.Option(..., help="A person's ranking: names best first, or name: score"),
               root: Path = typer.Option(None, help="The suites folder (default: the shipped suites)")) -> None:
     """Rank trajectories of one task by reward and compare with a person's ranking (Kendall's tau)."""
-    from simulator.episodes import EpisodeStore
-    from simulator.tasks_check import catalog_over
+    from simulator.store.episodes import EpisodeStore
+    from simulator.tasks.check import catalog_over
     from tasks.loader import SUITES_DIR
     from tasks.qa.agreement import AgreementError, load_calls, load_ranking
     from tasks.qa.agreement import agreement as measure

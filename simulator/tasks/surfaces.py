@@ -44,7 +44,7 @@ class RestSurface:
     name, probes = "rest", True
 
     def __init__(self, client):
-        self.client = client   # a TestClient over simulator.server.build_app(store)
+        self.client = client   # a TestClient over simulator.gateway.server.build_app(store)
 
     def run(self, episode: Episode, calls: list[Call]) -> list[str]:
         errors = []
@@ -67,7 +67,7 @@ class McpSurface:
     name, probes = "mcp", True
 
     def __init__(self, base_url: str, tool_names: set[str]):
-        self.base_url = base_url          # the app served on loopback (simulator.serve.serve_in_thread)
+        self.base_url = base_url          # the app served on loopback (simulator.service.serve.serve_in_thread)
         self.tool_names = tool_names      # app_operation names every tool must be one of
 
     def run(self, episode: Episode, calls: list[Call]) -> list[str]:
@@ -99,7 +99,7 @@ class OwSurface:
         env = {**os.environ, "OW_URL": self.base_url, "OW_EPISODE": episode.id}
         errors = []
         for c in calls:
-            argv = [sys.executable, "-m", "simulator.agent_cli", *ow_args(self.operations[c.op], _plain(c.args))]
+            argv = [sys.executable, "-m", "simulator.agent.ow", *ow_args(self.operations[c.op], _plain(c.args))]
             done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60, cwd=ROOT)
             if done.returncode != 0:
                 errors.append(f"{c.op}: exit {done.returncode}: {done.stderr.strip()[:200]}")

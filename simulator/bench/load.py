@@ -1,6 +1,6 @@
 """``officeworld bench --load``: many concurrent episodes against one server in its own process.
 
-The server is ``officeworld up`` on a free loopback port (``bench_http.server_process``); this
+The server is ``officeworld up`` on a free loopback port (``served.server_process``); this
 process is the clients. N episodes are created and each makes its first call into mail and the CRM
 (which clones those apps' images; timed apart); then for a fixed time each episode has one client
 calling in a loop over REST; then each opens one MCP session (raw JSON-RPC over streamable HTTP,
@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 import httpx
 
-from simulator.bench_http import server_process
+from simulator.bench.served import server_process
 
 # Without sniffio installed, httpcore tries to import it on every async request: a failed import
 # searches the path each time (~0.5 ms of the client's CPU a call here). Marking it absent makes

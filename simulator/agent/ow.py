@@ -23,7 +23,7 @@ import sys
 import time
 import zlib
 
-from simulator.agent_output import show
+from simulator.agent.output import show
 
 TYPE_CHECKING = False  # the checker reads the import below; ow itself never imports typing (it costs every call)
 if TYPE_CHECKING:

@@ -9,6 +9,9 @@
     POST   /admin/episodes/{id}/call/{op}       run an operation (already validated by the gateway)
     GET    /health                              liveness
 
+The paths and bodies are ``apps.kit.service_protocol``, which the gateway's client
+(``apps.kit.remote.RemoteHost``) uses too.
+
 Only the gateway talks to it, over the internal network; no agent surface forwards here. Every
 ``/admin`` request must carry ``Authorization: Bearer <token>`` (``OFFICEWORLD_ADMIN_TOKEN``, which
 compose and the process backend give the gateway and the app services alone); ``/health`` is open.
@@ -18,40 +21,19 @@ The gateway validates, keeps the clock and records the Step; this service only e
 from __future__ import annotations
 
 import hmac
-from datetime import datetime
-from typing import Any, Sequence
+from typing import Sequence
 
 from fastapi import FastAPI, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ConfigDict
 
 from apps.kit import App, NotFound, OpError
+from apps.kit import service_protocol as protocol
 from apps.kit.host import LocalHost
 from apps.kit.operation import invalid_from
 from apps.kit.rest import error_response
-from simulator.body_limit import BodyLimit
-from simulator.episodes import EpisodeStore
-from simulator.memory import release_soon
-
-
-class OpenEpisode(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    world: str
-    fork_from: str | None = None
-
-
-class CallRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    arguments: dict[str, Any]
-    actor: str
-    now: datetime
-
-
-class CallResult(BaseModel):
-    result: Any = None
-    error: dict | None = None
-    state_changed: bool
-    requests: list[dict] = []
+from simulator.gateway.body_limit import BodyLimit
+from simulator.store.episodes import EpisodeStore
+from simulator.store.memory import release_soon
 
 
 def build_app_service(app: App, worlds: Sequence[str] = (), cache_dir=None, *, token: str) -> FastAPI:
@@ -75,48 +57,48 @@ def build_app_service(app: App, worlds: Sequence[str] = (), cache_dir=None, *, t
                                    "message": "the admin API needs the gateway's token (Authorization: Bearer ...)"})
         return await call_next(request)
 
-    @api.get("/health")
-    def health() -> dict:
-        return {"status": "ok", "app": app.name, "episodes": len(host)}
+    @api.get(protocol.HEALTH)
+    def health() -> protocol.Health:
+        return protocol.Health(status="ok", app=app.name, episodes=len(host))
 
-    @api.put("/admin/episodes/{episode_id}", status_code=204)
-    def open_episode(episode_id: str, body: OpenEpisode) -> Response:
+    @api.put(protocol.EPISODE, status_code=204)
+    def open_episode(episode_id: str, body: protocol.OpenEpisode) -> Response:
         host.open(episode_id, _world(store, body.world), fork_from=body.fork_from)
         return Response(status_code=204)
 
-    @api.put("/admin/episodes/{episode_id}/image", status_code=204)
+    @api.put(protocol.IMAGE, status_code=204)
     async def restore_episode(request: Request, episode_id: str, world: str = Query()) -> Response:
         image = await request.body()
         host.open(episode_id, _world(store, world), image=image)
         return Response(status_code=204)
 
-    @api.get("/admin/episodes/{episode_id}")
-    def get_episode(episode_id: str) -> dict:
+    @api.get(protocol.EPISODE)
+    def get_episode(episode_id: str) -> protocol.EpisodeHere:
         host.shared(episode_id)  # only to check it exists: no copy of a database a fork shares
-        return {"id": episode_id, "app": app.name}
+        return protocol.EpisodeHere(id=episode_id, app=app.name)
 
-    @api.get("/admin/episodes/{episode_id}/digest")
-    def digest(episode_id: str) -> dict:
-        return {"digest": host.digest(episode_id)}
+    @api.get(protocol.DIGEST)
+    def digest(episode_id: str) -> protocol.Digest:
+        return protocol.Digest(digest=host.digest(episode_id))
 
-    @api.get("/admin/episodes/{episode_id}/image", response_class=Response)
+    @api.get(protocol.IMAGE, response_class=Response)
     def image(episode_id: str) -> Response:
-        return Response(host.image(episode_id), media_type="application/vnd.sqlite3")
+        return Response(host.image(episode_id), media_type=protocol.IMAGE_TYPE)
 
-    @api.delete("/admin/episodes/{episode_id}", status_code=204)
+    @api.delete(protocol.EPISODE, status_code=204)
     def delete(episode_id: str) -> Response:
         host.close(episode_id)
         release_soon()
         return Response(status_code=204)
 
-    @api.post("/admin/episodes/{episode_id}/call/{operation}")
-    def call(episode_id: str, operation: str, body: CallRequest) -> CallResult:
+    @api.post(protocol.CALL)
+    def call(episode_id: str, operation: str, body: protocol.CallRequest) -> protocol.CallResult:
         op = app.operations.operations.get(operation)
         if op is None:
             raise NotFound(f"{app.name} has no operation {operation!r}", field="operation")
         outcome = host.call(episode_id, op, op.validate(body.arguments), body.actor, body.now)
-        return CallResult(result=outcome.result, error=outcome.error, state_changed=outcome.state_changed,
-                          requests=outcome.requests)
+        return protocol.CallResult(result=outcome.result, error=outcome.error,
+                                   state_changed=outcome.state_changed, requests=outcome.requests)
 
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))
     api.add_exception_handler(RequestValidationError, lambda request, exc: error_response(

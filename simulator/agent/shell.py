@@ -13,7 +13,7 @@ import simulator
 from sandbox.bridge import Bridge
 from sandbox.jail import SOCKET_IN_JAIL, Jail, Limits
 
-OW_FILES = ("__init__.py", "agent_cli.py", "agent_output.py")  # of simulator/: all that ``ow`` imports
+OW_FILES = ("__init__.py", "agent/__init__.py", "agent/ow.py", "agent/output.py")  # of simulator/: all ``ow`` imports
 
 
 def episode_paths(episode_id: str) -> list[str]:
@@ -29,7 +29,7 @@ def episode_proxy(gateway_url: str, episode_id: str, host: str = "127.0.0.1", po
 def episode_jail(gateway_url: str, episode_id: str, limits: Limits | None = None) -> Jail:
     """A jail whose bridge forwards only this episode's REST and MCP to the gateway.
 
-    Read-only inside: the interpreter, the virtual environment (for ``ow``) and the three files ``ow``
+    Read-only inside: the interpreter, the virtual environment (for ``ow``) and the files ``ow``
     runs from (it imports nothing else of the project); not the apps, the worlds, the tasks or
     anything else of the host.
     """

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from apps.kit.settings import settings
-from simulator.episodes import EpisodeStore
-from simulator.registry import all_operations
+from simulator.store.episodes import EpisodeStore
+from simulator.store.registry import all_operations
 from tasks.catalog import Catalog
 from tasks.loader import SUITES_DIR
 

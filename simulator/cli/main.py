@@ -10,24 +10,34 @@ import anyio
 import typer
 import uvicorn
 
-from simulator import gui_cli, tasks_cli, worlds_cli
-from simulator.episodes import EpisodeStore
+from simulator.cli import gui, tasks, worlds
 from simulator.runner import cli as run_cli
 from simulator.runner import learnability
+from simulator.store.episodes import EpisodeStore
 from simulator.trajectories import cli as trajectories_cli
-from trainers.openenv import openenv_command
 
 cli = typer.Typer(help="officeworld: a company's apps as a sandbox for agents.", no_args_is_help=True,
                   add_completion=False)
-cli.add_typer(worlds_cli.cli, name="worlds")
-cli.add_typer(tasks_cli.cli, name="tasks")
+cli.add_typer(worlds.cli, name="worlds")
+cli.add_typer(tasks.cli, name="tasks")
 cli.add_typer(trajectories_cli.cli, name="trajectories")
 cli.command("replay")(trajectories_cli.replay_command)
 cli.command("grade")(trajectories_cli.grade_command)
 cli.command("run")(run_cli.run_command)
 cli.command("learnability")(learnability.learnability_command)
-cli.command("openenv")(openenv_command)
-cli.add_typer(gui_cli.cli, name="gui")
+cli.add_typer(gui.cli, name="gui")
+
+
+@cli.command("openenv", add_help_option=False,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def openenv(ctx: typer.Context) -> None:
+    """Serve an OpenEnv environment (reset / step / state over /ws, /schema, /health): one world episode a session."""
+    # The trainers are the layer above the simulator: imported only when this command runs (``--help`` included).
+    from trainers.openenv import openenv_command
+
+    command = typer.Typer(add_completion=False)
+    command.command()(openenv_command)
+    command(ctx.args, prog_name="officeworld openenv")
 
 
 @cli.command()
@@ -43,11 +53,11 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
                                    "(OFFICEWORLD_TRAJECTORY_DIR) from their files, same ids, before serving")) -> None:
     """Serve the control API, per-episode REST and per-episode MCP (apps in-process, or as services)."""
     if backend != "inprocess":
-        from simulator.deploy import run_backend
+        from simulator.service.deploy import run_backend
 
         raise typer.Exit(run_backend(backend, world=world, port=port, first_episode=episode))
-    from simulator.server import build_app
-    from simulator.tasks import task_catalog
+    from simulator.gateway.server import build_app
+    from simulator.tasks.catalog import task_catalog
 
     store = EpisodeStore()
     if resume and store.trajectory_dir is None:
@@ -87,8 +97,8 @@ def app_service(app: str = typer.Option(..., envvar="OFFICEWORLD_APP", help="The
                 token: str = typer.Option("", envvar="OFFICEWORLD_ADMIN_TOKEN", show_default=False,
                                           help="The admin API token the gateway sends")) -> None:
     """Serve one app's per-episode state over its internal admin API (for the gateway only)."""
-    from simulator.app_service import build_app_service
-    from simulator.registry import APPS
+    from simulator.service.app_service import build_app_service
+    from simulator.store.registry import APPS
 
     if app not in APPS:
         raise typer.BadParameter(f"unknown app {app!r} (known: {', '.join(sorted(APPS))})", param_hint="--app")
@@ -107,7 +117,7 @@ def episode_proxy(episode: str = typer.Option(..., envvar="OW_EPISODE", help="Th
     """Forward one episode's REST and MCP to the gateway and refuse everything else (for agent shells)."""
     import signal
 
-    from simulator.shell import episode_proxy as proxy
+    from simulator.agent.shell import episode_proxy as proxy
 
     if not episode.strip():
         raise typer.BadParameter("give the episode the agent acts in (OW_EPISODE)", param_hint="--episode")
@@ -126,7 +136,7 @@ def shell(episode: str = typer.Option(..., envvar="OW_EPISODE", help="The episod
     import subprocess
 
     from sandbox.jail import unavailable_reason
-    from simulator.shell import episode_jail
+    from simulator.agent.shell import episode_jail
 
     if not episode.strip():
         raise typer.BadParameter("give the episode the command acts in (OW_EPISODE)", param_hint="--episode")
@@ -149,8 +159,8 @@ def mcp(world: str = typer.Option("acme", help="World to start the episode in"),
     from mcp.server.stdio import stdio_server
 
     from apps.kit.mcp import build_server
-    from simulator.registry import all_operations
-    from simulator.server import INSTRUCTIONS
+    from simulator.gateway.server import INSTRUCTIONS
+    from simulator.store.registry import all_operations
 
     store = EpisodeStore()
     episode = store.create(world, actor)
@@ -175,11 +185,11 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
           live: int = typer.Option(1000, min=0, help="Live episodes in one server (0: leave the figure out)")) -> None:
     """Measure episode create/fork, operation and MCP latencies and memory; print JSON."""
     if load:
-        from simulator.bench_load import run as run_load
+        from simulator.bench.load import run as run_load
 
         print(json.dumps(run_load(world, episodes, seconds), indent=2))
         return
-    from simulator.bench import run
+    from simulator.bench.figures import run
 
     figures = run(world, repeat, live)
     if ray:
