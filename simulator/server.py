@@ -69,7 +69,10 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     security = TransportSecuritySettings(
         allowed_hosts=hosts, allowed_origins=[f"http://{h}" for h in hosts])
     # JSON responses, not an SSE stream: a tool call is one request and one answer (the SDK's client takes both).
-    mcp_app = mcp.streamable_http_app(transport_security=security, json_response=True)
+    mcp.streamable_http_app(transport_security=security, json_response=True)
+    # The gateway hands each MCP request to the session manager itself: the Starlette app around it only
+    # routes its one path (the gateway already matched it) through two more middleware layers.
+    mcp_app = mcp.session_manager.handle_request
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
