@@ -34,7 +34,7 @@ from apps.kit.settings import settings
 from simulator.auth import control_token
 from simulator.body_limit import BODY_LIMIT, TooLarge, read_body, refuse, replaying
 from simulator.browser_tools import BrowserTools
-from simulator.control import control_router
+from simulator.control import ControlCalls, control_router
 from simulator.episodes import EpisodeStore
 from simulator.gui import mount_gui
 from simulator.mcp_text import lone_surrogate_call, tool_error_reply
@@ -94,7 +94,8 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
 
     catalog = catalog if catalog is not None else task_catalog(store)
     api.state.catalog = catalog
-    api.include_router(control_router(store, catalog, control_token(token)))
+    token = control_token(token)
+    api.include_router(control_router(store, catalog, token))
     api.include_router(operation_router(operations, get_episode), prefix="/episodes/{episode_id}/api")
     tools = catalogue(store.apps)
 
@@ -106,6 +107,7 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     # Operation calls skip the router's scan of every route (apps.kit.rest.OperationRoutes).
     api.add_middleware(OperationRoutes, operations=operations, get_episode=get_episode,
                        prefix="/episodes/([^/]+)/api")
+    api.add_middleware(ControlCalls, store=store, token=token)  # likewise the control plane's direct call
 
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))
     # Starlette types a handler as taking any Exception; it calls each with its own class only.

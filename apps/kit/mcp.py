@@ -93,8 +93,10 @@ def build_server(operations: list[Operation], resolve_episode: EpisodeResolver, 
                 schemas[tool_name] = schema
         return schema
 
-    server: Server = Server(name, instructions=instructions, on_list_tools=on_list_tools, on_call_tool=on_call_tool,
-                    get_tool_input_schema=input_schema)
+    # The SDK types a tools/call handler as returning the model; its runner takes a wire-form dict as well.
+    server: Server = Server(name, instructions=instructions, on_list_tools=on_list_tools,
+                            on_call_tool=on_call_tool,  # type: ignore[arg-type]
+                            get_tool_input_schema=input_schema)
     # The SDK's one default middleware opens an OpenTelemetry span per message, a no-op without an exporter
     # (officeworld installs none) that still cost a tenth of a tool call; its documented opt-out is this.
     server.middleware = [m for m in server.middleware if type(m).__name__ != "OpenTelemetryMiddleware"]
