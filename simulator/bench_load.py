@@ -136,6 +136,22 @@ async def _sampler(pid: int, peak: list[float], stop: asyncio.Event) -> None:
         await asyncio.sleep(0.1)
 
 
+async def _settled(pid: int, start: float, limit_s: float = 15.0) -> float:
+    """The server's resident memory once it has given back what the deletions freed (``simulator.memory``
+    does so a couple of seconds after the last one, longer on a loaded machine): at least 5 s, then
+    until it is back within 10% of ``start`` or has stopped falling for 3 s; at most ``limit_s``."""
+    started, low, low_at = time.monotonic(), rss_mb(pid), time.monotonic()
+    while time.monotonic() - started < limit_s:
+        await asyncio.sleep(0.5)
+        now = rss_mb(pid)
+        if now < low * 0.99:
+            low, low_at = now, time.monotonic()
+        waited = time.monotonic() - started
+        if waited >= 5.0 and (now <= start * 1.1 or time.monotonic() - low_at >= 3.0):
+            break
+    return rss_mb(pid)
+
+
 async def _load(url: str, pid: int, token: str, world: str, episodes: int, seconds: float) -> dict:
     control = {"authorization": f"Bearer {token}"}
     limits = httpx.Limits(max_connections=episodes + 16, max_keepalive_connections=episodes + 16)
@@ -183,11 +199,10 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
             async with gate:
                 await _control(http.delete, f"/v1/episodes/{episode}", headers=control)
         await asyncio.gather(*(delete(e) for e in ids))
-        await asyncio.sleep(3.0)   # the server returns memory shortly after the last of a burst of deletions
         left = (await http.get("/health")).json()["episodes"]
         stop.set()
         await sampler
-        after = rss_mb(pid)
+        after = await _settled(pid, start)
     return {"episodes": episodes, "seconds_per_surface": seconds, "calls": [f"{a}.{o}" for a, o, _ in CALLS],
             "setup": setup, "rest": rest, "mcp": mcp, "episodes_left": left,
             "memory_mb": {"start": round(start, 1), "peak": round(peak[0], 1), "loaded": round(loaded, 1),
