@@ -19,9 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from apps.kit import Invalid, NotFound
 from apps.kit.episode import Episode
+from apps.kit.errors import OpError
 from apps.kit.invoker import invoke_async
 from apps.kit.mcp import tool as mcp_tool
-from apps.kit.errors import OpError
 from apps.kit.operation import Operation
 from apps.kit.rest import error_response
 from apps.kit.trajectory import Step, Trajectory
