@@ -53,6 +53,9 @@ def build_server(operations: list[Operation], resolve_episode: EpisodeResolver, 
     ``extra`` adds tools that are not operations, for the episodes it offers them to."""
     by_name = {op.qualified_name: op for op in operations}
     tools = [tool(op) for op in operations]
+    # Made once: the SDK asks for a tool's input schema on every tools/call of the 2026 protocol
+    # (its Mcp-Param header check), and building one from the model costs milliseconds.
+    schemas = {t.name: t.input_schema for t in tools}
 
     async def on_list_tools(ctx, params) -> types.ListToolsResult:
         if extra is None:
@@ -62,9 +65,9 @@ def build_server(operations: list[Operation], resolve_episode: EpisodeResolver, 
         except OpError:
             return types.ListToolsResult(tools=tools)
 
-    async def on_call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def on_call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult | dict:
         op = by_name.get(params.name)
-        if op is None and (extra is None or extra.input_schema(params.name) is None):
+        if op is None and input_schema(params.name) is None:
             return _error({"type": "not_found", "message": f"unknown tool {params.name!r}"})
         try:
             episode = resolve_episode(ctx)
@@ -77,12 +80,24 @@ def build_server(operations: list[Operation], resolve_episode: EpisodeResolver, 
         if step.error:
             return _error(step.error)
         structured = op.structured(step.result)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(structured))],
-                                    structured_content=structured)
+        # The result in its wire form: the SDK validates and dumps what a handler returns, so building the
+        # model here first only doubled that work (a walk of the whole result each way).
+        return {"content": [{"type": "text", "text": json.dumps(structured)}], "structuredContent": structured,
+                "isError": False, "resultType": "complete"}
 
     def input_schema(tool_name: str):
-        op = by_name.get(tool_name)
-        return op.input_schema() if op else (extra.input_schema(tool_name) if extra else None)
+        schema = schemas.get(tool_name)
+        if schema is None and extra is not None:  # the extra tools' schemas are fixed too
+            schema = extra.input_schema(tool_name)
+            if schema is not None:  # kept for a known tool only: a name a client makes up is not stored
+                schemas[tool_name] = schema
+        return schema
 
-    return Server(name, instructions=instructions, on_list_tools=on_list_tools, on_call_tool=on_call_tool,
-                  get_tool_input_schema=input_schema)
+    # The SDK types a tools/call handler as returning the model; its runner takes a wire-form dict as well.
+    server: Server = Server(name, instructions=instructions, on_list_tools=on_list_tools,
+                            on_call_tool=on_call_tool,  # type: ignore[arg-type]
+                            get_tool_input_schema=input_schema)
+    # The SDK's one default middleware opens an OpenTelemetry span per message, a no-op without an exporter
+    # (officeworld installs none) that still cost a tenth of a tool call; its documented opt-out is this.
+    server.middleware = [m for m in server.middleware if type(m).__name__ != "OpenTelemetryMiddleware"]
+    return server

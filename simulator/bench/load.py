@@ -54,23 +54,6 @@ def _figures(samples: list[float], errors: int, seconds: float) -> dict:
             "p99_ms": at(0.99), "errors": errors}
 
 
-async def _rest_client(http: httpx.AsyncClient, episode: str, until: float, out: dict) -> None:
-    i = 0
-    while time.monotonic() < until:
-        app, op, args = CALLS[i % len(CALLS)]
-        i += 1
-        started = time.perf_counter()
-        try:
-            response = await http.post(f"/episodes/{episode}/api/{app}/{op}", json=args)
-            ok = response.status_code == 200
-        except httpx.HTTPError:
-            ok = False
-        if ok:
-            out["samples"].append(time.perf_counter() - started)
-        else:
-            out["errors"] += 1
-
-
 async def _open_mcp(http: httpx.AsyncClient, episode: str) -> dict | None:
     """Open an MCP session at the episode (``initialize``, then ``initialized``); its headers, or None."""
     url = f"/episodes/{episode}/mcp"
@@ -84,31 +67,49 @@ async def _open_mcp(http: httpx.AsyncClient, episode: str) -> dict | None:
     return headers
 
 
-async def _mcp_client(http: httpx.AsyncClient, session: tuple[str, dict | None], until: float, out: dict) -> None:
+class Dropped(Exception):
+    """The client lost its MCP session (its connection failed, or the server no longer knows it)."""
+
+
+async def _rest_call(http: httpx.AsyncClient, episode: str, i: int, app: str, op: str, args: dict) -> bool:
+    try:
+        return (await http.post(f"/episodes/{episode}/api/{app}/{op}", json=args)).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+async def _mcp_call(http: httpx.AsyncClient, session: tuple[str, dict], i: int, app: str, op: str, args: dict) -> bool:
     episode, headers = session
-    url = f"/episodes/{episode}/mcp"
-    if headers is None:
+    try:
+        response = await http.post(f"/episodes/{episode}/mcp", headers=headers, json={
+            "jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": f"{app}_{op}", "arguments": args}})
+    except httpx.HTTPError:
+        raise Dropped from None   # the session's connection failed: a client would lose its session
+    if response.status_code == 404:
+        raise Dropped   # the server no longer knows the session
+    return response.status_code == 200 and '"isError":true' not in response.text
+
+
+async def _client(http: httpx.AsyncClient, target, until: float, out: dict, call) -> None:
+    """One client: ``call`` over ``CALLS`` in turn at ``target`` (an episode id, or an MCP session) until time is up."""
+    if isinstance(target, tuple) and target[1] is None:
         out["dropped"] += 1   # the session could not be opened
         return
     i = 0
-    while time.monotonic() < until:
-        app, op, args = CALLS[i % len(CALLS)]
-        i += 1
-        started = time.perf_counter()
-        try:
-            response = await http.post(url, headers=headers, json={
-                "jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": f"{app}_{op}", "arguments": args}})
-        except httpx.HTTPError:
-            out["dropped"] += 1   # the session's connection failed: a client would lose its session
-            return
-        if response.status_code == 404:
-            out["dropped"] += 1   # the server no longer knows the session
-            return
-        if response.status_code == 200 and '"isError":true' not in response.text:
-            out["samples"].append(time.perf_counter() - started)
-        else:
-            out["errors"] += 1
-    await _control(http.delete, url, headers=headers)
+    try:
+        while time.monotonic() < until:
+            app, op, args = CALLS[i % len(CALLS)]
+            i += 1
+            started = time.perf_counter()
+            if await call(http, target, i, app, op, args):
+                out["samples"].append(time.perf_counter() - started)
+            else:
+                out["errors"] += 1
+    except Dropped:
+        out["dropped"] += 1
+        return
+    if isinstance(target, tuple):   # the MCP session ends as a client ends it
+        await _control(http.delete, f"/episodes/{target[0]}/mcp", headers=target[1])
 
 
 async def _control(method, url: str, **kwargs) -> httpx.Response:
@@ -120,19 +121,35 @@ async def _control(method, url: str, **kwargs) -> httpx.Response:
         return await method(url, **kwargs)
 
 
-async def _phase(http: httpx.AsyncClient, client, episodes: Sequence[object], seconds: float) -> dict:
-    """``client`` over every entry of ``episodes`` (episode ids over REST, sessions over MCP) until time is up."""
+async def _phase(http: httpx.AsyncClient, call, targets: Sequence[object], seconds: float) -> dict:
+    """A client per entry of ``targets`` (episode ids over REST, sessions over MCP) until time is up."""
     out: dict[str, Any] = {"samples": [], "errors": 0, "dropped": 0}
     started = time.monotonic()
-    await asyncio.gather(*(client(http, e, started + seconds, out) for e in episodes))
+    await asyncio.gather(*(_client(http, t, started + seconds, out, call) for t in targets))
     figures = _figures(out["samples"], out["errors"], time.monotonic() - started)
-    return figures | ({"dropped_sessions": out["dropped"]} if client is _mcp_client else {})
+    return figures | ({"dropped_sessions": out["dropped"]} if call is _mcp_call else {})
 
 
 async def _sampler(pid: int, peak: list[float], stop: asyncio.Event) -> None:
     while not stop.is_set():
         peak[0] = max(peak[0], rss_mb(pid))
         await asyncio.sleep(0.1)
+
+
+async def _settled(pid: int, start: float, limit_s: float = 15.0) -> float:
+    """The server's resident memory once it has given back what the deletions freed (``simulator.memory``
+    does so a couple of seconds after the last one, longer on a loaded machine): at least 5 s, then
+    until it is back within 10% of ``start`` or has stopped falling for 3 s; at most ``limit_s``."""
+    started, low, low_at = time.monotonic(), rss_mb(pid), time.monotonic()
+    while time.monotonic() - started < limit_s:
+        await asyncio.sleep(0.5)
+        now = rss_mb(pid)
+        if now < low * 0.99:
+            low, low_at = now, time.monotonic()
+        waited = time.monotonic() - started
+        if waited >= 5.0 and (now <= start * 1.1 or time.monotonic() - low_at >= 3.0):
+            break
+    return rss_mb(pid)
 
 
 async def _load(url: str, pid: int, token: str, world: str, episodes: int, seconds: float) -> dict:
@@ -170,11 +187,11 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
         clock = time.monotonic()
         await asyncio.gather(*(warm(e) for e in ids))
         setup["first_call_per_app_s"] = round(time.monotonic() - clock, 2)
-        rest = await _phase(http, _rest_client, ids, seconds)
+        rest = await _phase(http, _rest_call, ids, seconds)
         clock = time.monotonic()
         sessions = await asyncio.gather(*(open_session(e) for e in ids))
         setup["open_mcp_sessions_s"] = round(time.monotonic() - clock, 2)
-        mcp = await _phase(http, _mcp_client, sessions, seconds)
+        mcp = await _phase(http, _mcp_call, sessions, seconds)
         loaded = rss_mb(pid)
     # The N clients are gone (their connections closed), as after a training run; then every episode goes.
     async with httpx.AsyncClient(base_url=url, timeout=60) as http:
@@ -182,11 +199,10 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
             async with gate:
                 await _control(http.delete, f"/v1/episodes/{episode}", headers=control)
         await asyncio.gather(*(delete(e) for e in ids))
-        await asyncio.sleep(3.0)   # the server returns memory shortly after the last of a burst of deletions
         left = (await http.get("/health")).json()["episodes"]
         stop.set()
         await sampler
-        after = rss_mb(pid)
+        after = await _settled(pid, start)
     return {"episodes": episodes, "seconds_per_surface": seconds, "calls": [f"{a}.{o}" for a, o, _ in CALLS],
             "setup": setup, "rest": rest, "mcp": mcp, "episodes_left": left,
             "memory_mb": {"start": round(start, 1), "peak": round(peak[0], 1), "loaded": round(loaded, 1),

@@ -33,7 +33,7 @@ from apps.kit.rest import OperationRoutes, document_inputs, error_response, oper
 from apps.kit.settings import settings
 from simulator.gateway.auth import control_token
 from simulator.gateway.body_limit import BODY_LIMIT, TooLarge, read_body, refuse, replaying
-from simulator.gateway.control import control_router
+from simulator.gateway.control import ControlCalls, control_router
 from simulator.gateway.mcp_text import lone_surrogate_call, tool_error_reply
 from simulator.gui import mount_gui
 from simulator.gui.browser_tools import BrowserTools
@@ -69,7 +69,10 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     security = TransportSecuritySettings(
         allowed_hosts=hosts, allowed_origins=[f"http://{h}" for h in hosts])
     # JSON responses, not an SSE stream: a tool call is one request and one answer (the SDK's client takes both).
-    mcp_app = mcp.streamable_http_app(transport_security=security, json_response=True)
+    mcp.streamable_http_app(transport_security=security, json_response=True)
+    # The gateway hands each MCP request to the session manager itself: the Starlette app around it only
+    # routes its one path (the gateway already matched it) through two more middleware layers.
+    mcp_app = mcp.session_manager.handle_request
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -91,7 +94,8 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
 
     catalog = catalog if catalog is not None else task_catalog(store)
     api.state.catalog = catalog
-    api.include_router(control_router(store, catalog, control_token(token)))
+    token = control_token(token)
+    api.include_router(control_router(store, catalog, token))
     api.include_router(operation_router(operations, get_episode), prefix="/episodes/{episode_id}/api")
     tools = catalogue(store.apps)
 
@@ -103,6 +107,7 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     # Operation calls skip the router's scan of every route (apps.kit.rest.OperationRoutes).
     api.add_middleware(OperationRoutes, operations=operations, get_episode=get_episode,
                        prefix="/episodes/([^/]+)/api")
+    api.add_middleware(ControlCalls, store=store, token=token)  # likewise the control plane's direct call
 
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))
     # Starlette types a handler as taking any Exception; it calls each with its own class only.
