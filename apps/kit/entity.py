@@ -19,21 +19,17 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import BaseModel, create_model
 from pydantic import Field as PydanticField
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 from sqlalchemy import String, TypeDecorator
 from sqlmodel import Field
 
+from worlds.model import Strict  # the one strict base (unknown fields are errors), defined in the lowest layer
+
 Purpose = Literal["create", "update", "see", "world"]
 _FLAGS = "officeworld"
-
-
-class Strict(BaseModel):
-    """The strict base of argument, result and world-record models: unknown fields are errors."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 def attr(default: Any = PydanticUndefined, *, description: str, create: bool = True, update: bool = True,

@@ -19,16 +19,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from worlds.model import Strict
 
 # A peer's operation may itself request others; this bounds a chain (a loop would be an app bug).
 MAX_DEPTH = 3
 
 
-class PeerRequest(BaseModel):
+class PeerRequest(Strict):
     """One call an operation asks the invoker to make on its behalf after it commits."""
-
-    model_config = ConfigDict(extra="forbid")
 
     app: str
     operation: str

@@ -19,7 +19,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
+
+from worlds.model import Strict
 
 EPISODE = "/admin/episodes/{episode_id}"
 IMAGE = EPISODE + "/image"
@@ -29,17 +31,17 @@ HEALTH = "/health"
 IMAGE_TYPE = "application/vnd.sqlite3"
 
 
-class OpenEpisode(BaseModel):
+class OpenEpisode(Strict):
     """Open an episode of ``world`` from its pristine image, or as a fork of episode ``fork_from``."""
-    model_config = ConfigDict(extra="forbid")
+
     world: str
     fork_from: str | None = None
 
 
-class CallRequest(BaseModel):
+class CallRequest(Strict):
     """One operation's call: its arguments as JSON (the service validates them again to get their
     Python types back), who acts and the episode's virtual time."""
-    model_config = ConfigDict(extra="forbid")
+
     arguments: dict[str, Any]
     actor: str
     now: datetime

@@ -5,15 +5,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
+
+from worlds.model import Strict
 
 Surface = Literal["rest", "mcp", "cli", "gui", "python", "replay", "setup", "control", "peer"]
 
 
-class Step(BaseModel):
+class Step(Strict):
     """One call of one operation: what was asked, what came back, and whether state changed."""
-
-    model_config = ConfigDict(extra="forbid")
 
     index: int
     surface: Surface
@@ -52,10 +52,8 @@ class Step(BaseModel):
 _STEP_FIELDS = Step.model_fields.keys()
 
 
-class BrowserAction(BaseModel):
+class BrowserAction(Strict):
     """One action of a browser agent on the GUI, with the indices of the Steps it caused."""
-
-    model_config = ConfigDict(extra="forbid")
 
     index: int
     action: str

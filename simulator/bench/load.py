@@ -137,7 +137,7 @@ async def _sampler(pid: int, peak: list[float], stop: asyncio.Event) -> None:
 
 
 async def _settled(pid: int, start: float, limit_s: float = 15.0) -> float:
-    """The server's resident memory once it has given back what the deletions freed (``simulator.memory``
+    """The server's resident memory once it has given back what the deletions freed (``simulator.store.memory``
     does so a couple of seconds after the last one, longer on a loaded machine): at least 5 s, then
     until it is back within 10% of ``start`` or has stopped falling for 3 s; at most ``limit_s``."""
     started, low, low_at = time.monotonic(), rss_mb(pid), time.monotonic()
