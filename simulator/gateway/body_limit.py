@@ -41,13 +41,18 @@ async def read_body(scope, receive, limit: int) -> bytes | None:
 
 def replaying(body: bytes, receive):
     """A ``receive`` that hands over ``body`` once, then whatever the client sends next (a disconnect)."""
+    return handing_back({"type": "http.request", "body": body, "more_body": False}, receive)
+
+
+def handing_back(message: dict, receive):
+    """A ``receive`` that hands over ``message`` (already received) again, then whatever comes next."""
     sent = False
 
     async def replay():
         nonlocal sent
         if not sent:
             sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
+            return message
         return await receive()
     return replay
 

@@ -26,7 +26,7 @@ from apps.kit.operation import Operation
 from apps.kit.rest import error_response
 from apps.kit.trajectory import Step, Trajectory
 from simulator.gateway.auth import require_bearer
-from simulator.gateway.body_limit import replaying
+from simulator.gateway.body_limit import handing_back
 from simulator.store.episodes import EpisodeStore
 from simulator.store.registry import all_operations
 from tasks.catalog import Catalog
@@ -151,7 +151,7 @@ class ControlCalls:
         body = message.get("body", b"") if message["type"] == "http.request" and not message.get("more_body") else None
         call = self._accepted(scope, body) if body is not None else None
         if call is None:  # the route answers it, from the same body
-            return await self.app(scope, replaying(body, receive) if body is not None else _once(message, receive), send)
+            return await self.app(scope, handing_back(message, receive), send)
         try:
             response = await run_call(self.store, self.operations, match.group(1), call)
         except OpError as exc:
@@ -169,19 +169,6 @@ class ControlCalls:
             return ToolCall.model_validate(data) if isinstance(data, dict) else None
         except (ValueError, RecursionError, ValidationError):
             return None
-
-
-def _once(message: dict, receive):
-    """A ``receive`` that hands over ``message`` again, then whatever comes next."""
-    sent = False
-
-    async def replay():
-        nonlocal sent
-        if not sent:
-            sent = True
-            return message
-        return await receive()
-    return replay
 
 
 def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = None) -> APIRouter:
