@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import secrets
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -73,8 +74,6 @@ def _server(url: str | None, token: str | None, out: Path, trajectories: Path | 
 
 
 async def _run(base, token, folder, policy, settings, suite, tasks, out: Path) -> dict:
-    from rich.progress import Progress
-
     from simulator.gateway.client import AsyncClient
     from simulator.runner.run import report, run_rollouts
 
@@ -82,21 +81,13 @@ async def _run(base, token, folder, policy, settings, suite, tasks, out: Path) -
         chosen = list(tasks) + ([t["id"] for t in await ow.tasks(suite=suite)] if suite else [])
         if not chosen:
             raise typer.BadParameter("no task: give --suite NAME (with tasks) or --task ID", param_hint="--suite")
-        with Progress(transient=False) as bar:
-            job = bar.add_task(f"{settings.name}: {len(chosen)} task(s) x {settings.k}", total=None)
-
-            def progress(advance: int, total: int | None) -> None:
-                if total is not None:
-                    bar.update(job, total=total)
-                bar.advance(job, advance)
+        with _progress(f"{settings.name}: {len(chosen)} task(s) x {settings.k}") as progress:
             results = await run_rollouts(ow, policy, chosen, settings, out, folder, progress)
     return report(results, settings, {**policy.describe(), "suite": suite,
                                       "finished_at": datetime.now(timezone.utc).isoformat()})
 
 
 def _run_on_ray(address, actors, policy, settings, suite, tasks, out: Path, server, token, trajectories) -> dict:
-    from rich.progress import Progress
-
     from simulator.runner.distributed import run_on_ray, suite_tasks
     from simulator.runner.run import report
 
@@ -116,13 +107,7 @@ def _run_on_ray(address, actors, policy, settings, suite, tasks, out: Path, serv
             chosen = list(tasks) + ([t["id"] for t in ow.tasks(suite=suite)] if suite else [])
     if not chosen:
         raise typer.BadParameter("no task: give --suite NAME (with tasks) or --task ID", param_hint="--suite")
-    with Progress(transient=False) as bar:
-        job = bar.add_task(f"{settings.name}: {len(chosen)} task(s) x {settings.k} on {actors} Ray actor(s)", total=None)
-
-        def progress(advance: int, total: int | None) -> None:
-            if total is not None:
-                bar.update(job, total=total)
-            bar.advance(job, advance)
+    with _progress(f"{settings.name}: {len(chosen)} task(s) x {settings.k} on {actors} Ray actor(s)") as progress:
         gathered = run_on_ray(policy, chosen, settings, out, actors=actors, server=server, token=token,
                               trajectories=trajectories, progress=progress,
                               address=None if address == "local" else address)
@@ -146,3 +131,18 @@ def _print_table(result: dict) -> None:
     Console().print(table)
     if result["failures"]:
         Console().print("failures: " + ", ".join(f"{why} {n}" for why, n in sorted(result["failures"].items())))
+
+
+@contextlib.contextmanager
+def _progress(label: str) -> Iterator[Callable[[int, int | None], None]]:
+    """A progress bar for a run: yields ``progress(advance, total)``, which the runner calls as rollouts end."""
+    from rich.progress import Progress
+
+    with Progress(transient=False) as bar:
+        job = bar.add_task(label, total=None)
+
+        def progress(advance: int, total: int | None) -> None:
+            if total is not None:
+                bar.update(job, total=total)
+            bar.advance(job, advance)
+        yield progress
