@@ -13,6 +13,8 @@ from pathlib import Path
 
 import typer
 
+from simulator.runner import options
+
 
 def run_command(
         model: str = typer.Option(None, "--model", help="The policy's OpenAI-compatible server (http://host:port/v1)"),
@@ -26,16 +28,16 @@ def run_command(
         suite: str = typer.Option(None, help="Run this suite's tasks"),
         task: list[str] = typer.Option([], "--task", help="Run this task (repeatable; with or instead of --suite)"),
         k: int = typer.Option(8, "--k", min=1, help="Rollouts per task"),
-        concurrency: int = typer.Option(8, min=1, help="Rollouts at once"),
-        max_turns: int = typer.Option(30, min=1, help="Model turns per rollout before it is cut off"),
-        model_name: str = typer.Option("default", help="The model name sent in each request"),
-        api_key: str = typer.Option(None, envvar="OFFICEWORLD_MODEL_API_KEY", help="Bearer key for the model server"),
-        timeout: float = typer.Option(120.0, help="Seconds to wait for one model reply"),
+        concurrency: int = options.CONCURRENCY,
+        max_turns: int = options.MAX_TURNS,
+        model_name: str = options.MODEL_NAME,
+        api_key: str = options.API_KEY,
+        timeout: float = options.TIMEOUT,
         temperature: float = typer.Option(None, help="Sampling temperature (the server's default when absent)"),
         out: Path = typer.Option(Path("runs/latest"), help="Folder for results.json, rollouts.jsonl and trajectories/"),
         name: str = typer.Option(None, help="The run's name (default: the output folder's); same name resumes"),
-        server: str = typer.Option(None, help="An officeworld server to use (default: one in this process)"),
-        token: str = typer.Option(None, envvar="OFFICEWORLD_TOKEN", help="The server's control token"),
+        server: str = options.SERVER,
+        token: str = options.TOKEN,
         trajectories: Path = typer.Option(None, help="Where the server writes trajectory files (for resume; "
                                           "default OUT/trajectories with the in-process server)")) -> None:
     """K rollouts per task in parallel; a results table and JSON (reward mean, pass@1, pass@k, pass^k, learnable)."""

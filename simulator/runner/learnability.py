@@ -15,6 +15,8 @@ from pathlib import Path
 
 import typer
 
+from simulator.runner import options
+
 FLAGS = {"never": "cannot learn (0 of k)", "always": "already solved (k of k)", "learnable": "train on"}
 COLOURS = {"never": "#c0392b", "always": "#7f8c8d", "learnable": "#27ae60"}
 
@@ -61,15 +63,15 @@ def learnability_command(
         suite: str = typer.Option(None, help="Judge this suite's tasks"),
         task: list[str] = typer.Option([], "--task", help="Judge this task (repeatable; with or instead of --suite)"),
         k: int = typer.Option(16, "--k", min=2, help="Rollouts per task"),
-        concurrency: int = typer.Option(8, min=1, help="Rollouts at once"),
-        max_turns: int = typer.Option(30, min=1, help="Model turns per rollout before it is cut off"),
-        model_name: str = typer.Option("default", help="The model name sent in each request"),
-        api_key: str = typer.Option(None, envvar="OFFICEWORLD_MODEL_API_KEY", help="Bearer key for the model server"),
-        timeout: float = typer.Option(120.0, help="Seconds to wait for one model reply"),
+        concurrency: int = options.CONCURRENCY,
+        max_turns: int = options.MAX_TURNS,
+        model_name: str = options.MODEL_NAME,
+        api_key: str = options.API_KEY,
+        timeout: float = options.TIMEOUT,
         temperature: float = typer.Option(1.0, help="Sampling temperature (spread between samples is the point)"),
         out: Path = typer.Option(Path("runs/learnability"), help="Folder for learnability.json/.png and the run's files"),
-        server: str = typer.Option(None, help="An officeworld server to use (default: one in this process)"),
-        token: str = typer.Option(None, envvar="OFFICEWORLD_TOKEN", help="The server's control token")) -> None:
+        server: str = options.SERVER,
+        token: str = options.TOKEN) -> None:
     """pass@1 against pass@k per task: the tasks a policy cannot learn from, those it solves, the band to train on."""
     from simulator.runner.cli import _run, _server
     from simulator.runner.model import Model

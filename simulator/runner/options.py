@@ -1,0 +1,13 @@
+"""The command-line options `officeworld run` and `officeworld learnability` share, written once."""
+
+from __future__ import annotations
+
+import typer
+
+CONCURRENCY = typer.Option(8, min=1, help="Rollouts at once")
+MAX_TURNS = typer.Option(30, min=1, help="Model turns per rollout before it is cut off")
+MODEL_NAME = typer.Option("default", help="The model name sent in each request")
+API_KEY = typer.Option(None, envvar="OFFICEWORLD_MODEL_API_KEY", help="Bearer key for the model server")
+TIMEOUT = typer.Option(120.0, help="Seconds to wait for one model reply")
+SERVER = typer.Option(None, help="An officeworld server to use (default: one in this process)")
+TOKEN = typer.Option(None, envvar="OFFICEWORLD_TOKEN", help="The server's control token")
