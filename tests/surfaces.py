@@ -14,6 +14,20 @@ ROOT = Path(__file__).parents[1]
 TOKEN = "ow_test_control_token"  # conftest puts it in OFFICEWORLD_TOKEN, so every server the tests start takes it
 CONTROL = {"Authorization": f"Bearer {TOKEN}"}
 
+# A raw MCP session over streamable HTTP, for probes the official client would not send.
+MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+MCP_INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}}
+
+
+def open_session(http: httpx.Client, url: str) -> dict:
+    """Initialise a raw MCP session at ``url``; the headers that carry its session id."""
+    response = http.post(url, json=MCP_INIT, headers=MCP_HEADERS)
+    assert response.status_code == 200, response.text
+    headers = {**MCP_HEADERS, "mcp-session-id": response.headers["mcp-session-id"]}
+    http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    return headers
+
 
 def call(api, episode: dict, app: str, op: str, **arguments):
     """Call an operation over REST through a TestClient; returns the response (status and JSON)."""

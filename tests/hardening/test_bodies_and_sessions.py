@@ -9,25 +9,13 @@ import time
 
 import httpx
 from fastapi.testclient import TestClient
-from surfaces import CONTROL, new_episode
+from surfaces import CONTROL, new_episode, open_session
 
 from apps.mail import APP as MAIL
 from simulator.gateway.body_limit import BODY_LIMIT
 from simulator.gateway.server import build_app
 from simulator.service.app_service import build_app_service
 from simulator.service.serve import serve_in_thread
-
-HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}}
-
-
-def open_session(http: httpx.Client, url: str) -> dict:
-    response = http.post(url, json=INIT, headers=HEADERS)
-    assert response.status_code == 200, response.text
-    headers = {**HEADERS, "mcp-session-id": response.headers["mcp-session-id"]}
-    http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
-    return headers
 
 
 def _too_large(response: httpx.Response, limit: int) -> None:

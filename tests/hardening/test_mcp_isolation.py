@@ -4,21 +4,10 @@ import asyncio
 import json
 
 import httpx
-from surfaces import CONTROL, mcp_session, new_episode
+from surfaces import CONTROL, mcp_session, new_episode, open_session
 
-HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}}
 SEND = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
     "name": "mail_send", "arguments": {"to": ["ravi@small.test"], "subject": "Cross", "body": "from elsewhere"}}}
-
-
-def open_session(http: httpx.Client, url: str) -> dict:
-    response = http.post(url, json=INIT, headers=HEADERS)
-    assert response.status_code == 200, response.text
-    headers = {**HEADERS, "mcp-session-id": response.headers["mcp-session-id"]}
-    http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
-    return headers
 
 
 def steps(base: str, episode: dict) -> list:
