@@ -1,7 +1,13 @@
 """Run with OpenEnv's venv: an ``MCPEnvironment`` with one FastMCP tool, served by ``create_app`` under
-uvicorn in its own process, called over HTTP as its clients do: ``POST /reset`` and a JSON-RPC
-``tools/call`` on ``POST /mcp``. Prints JSON."""
+uvicorn in its own process, called the way OpenEnv's users call it: its own ``MCPToolClient`` (reset and
+``call_tool`` over the ``/ws`` websocket, the client's default), the same client in production mode (a
+JSON-RPC ``tools/call`` POSTed to ``/mcp`` in a session), and plain HTTP (``/health``, ``POST /reset``,
+a session-less ``tools/call``, which builds a fresh environment per request). Prints JSON.
 
+The environment is a stub (its reset does nothing, its tool reads a dict): every figure here is
+OpenEnv's own overhead, a lower bound for any real environment served by it."""
+
+import asyncio
 import json
 import socket
 import subprocess
@@ -9,6 +15,7 @@ import sys
 import time
 
 import httpx
+from openenv.core.mcp_client import MCPToolClient
 
 SERVER = '''
 from fastmcp import FastMCP
@@ -47,17 +54,60 @@ class MailEnv(MCPEnvironment):
 app = create_app(MailEnv, CallToolAction, CallToolObservation, env_name="mail")
 '''
 
+WARMUP = 10
 
-def times(fn, repeat):
-    for _ in range(10):
+
+def summary(samples: list[float], what: str) -> dict:
+    samples = sorted(samples)
+    return {"median_us": round(samples[len(samples) // 2], 1),
+            "p90_us": round(samples[int(len(samples) * 0.9) - 1], 1), "samples": len(samples), "measured": what}
+
+
+def times(fn, repeat: int, what: str) -> dict:
+    for _ in range(WARMUP):
         fn()
     samples = []
     for _ in range(repeat):
         started = time.perf_counter()
         fn()
         samples.append((time.perf_counter() - started) * 1e6)
-    samples.sort()
-    return {"median_us": round(samples[len(samples) // 2], 1), "samples": repeat}
+    return summary(samples, what)
+
+
+async def atimes(fn, repeat: int, what: str) -> dict:
+    for _ in range(WARMUP):
+        await fn()
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        await fn()
+        samples.append((time.perf_counter() - started) * 1e6)
+    return summary(samples, what)
+
+
+async def client_figures(url: str, repeat: int) -> dict:
+    async with MCPToolClient(base_url=url) as env:
+        await env.reset()
+        answer = await env.call_tool("get_message", message_id=1)
+        if not (isinstance(answer, dict) and answer.get("id") == 1):
+            raise SystemExit(f"OpenEnv probe: call_tool answered {answer!r}")
+        out = {
+            "client_reset": await atimes(env.reset, repeat, "MCPToolClient.reset() over /ws (the client's default)"),
+            "client_call_tool": await atimes(lambda: env.call_tool("get_message", message_id=1), repeat,
+                                             "MCPToolClient.call_tool over /ws (the client's default)"),
+        }
+    production = MCPToolClient(base_url=url)
+    production.use_production_mode = True  # JSON-RPC POST /mcp in a session made once
+    try:
+        answer = await production.call_tool("get_message", message_id=1)
+        if not (isinstance(answer, dict) and answer.get("id") == 1):
+            raise SystemExit(f"OpenEnv probe: production call_tool answered {answer!r}")
+        out["mcp_session_call"] = await atimes(
+            lambda: production.call_tool("get_message", message_id=1), repeat,
+            "MCPToolClient.call_tool in production mode: JSON-RPC tools/call POSTed to /mcp in a session")
+    finally:
+        await production.close()
+    return out
 
 
 def main(repeat: int, workdir: str) -> None:
@@ -80,13 +130,18 @@ def main(repeat: int, workdir: str) -> None:
             call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                     "params": {"name": "get_message", "arguments": {"message_id": 1}}}
             answer = http.post("/mcp", json=call).json()
-            if "error" in answer and answer["error"]:
+            if answer.get("error"):
                 raise SystemExit(f"OpenEnv probe failed: {answer}")
-            print(json.dumps({
-                "health": times(lambda: http.get("/health"), repeat),
-                "reset": times(lambda: http.post("/reset", json={}), repeat),
-                "mcp_tool_call": times(lambda: http.post("/mcp", json=call), repeat),
-            }))
+            out = {
+                "health": times(lambda: http.get("/health"), repeat, "GET /health (httpx, keep-alive)"),
+                "http_reset": times(lambda: http.post("/reset", json={}), repeat,
+                                    "POST /reset (stateless: builds, resets and closes an environment)"),
+                "mcp_stateless_call": times(lambda: http.post("/mcp", json=call), repeat,
+                                            "JSON-RPC tools/call POSTed to /mcp without a session "
+                                            "(builds an environment per request)"),
+            }
+        out.update(asyncio.run(client_figures(url, repeat)))
+        print(json.dumps(out))
     finally:
         child.terminate()
         child.wait(timeout=10)
