@@ -1,13 +1,15 @@
 """Side by side, by hand (not in CI): officeworld's bench and its peers' in one run, as ratios.
 
-    python bench/peers/run.py [--repeat 200] [--venvs DIR]
+    python bench/peers/run.py [--repeat 200] [--venvs DIR] [--live 0] [--json OUT]
 
-Installs AgentDojo 0.1.35 and openenv-core 0.3.0 from the package registry into their own virtual
-environments (under ``--venvs``, default ``~/.cache/officeworld/peers``; kept for the next run), then
-measures, one after the other on this machine: ``officeworld bench`` (this interpreter), AgentDojo's
-reset and tool calls in process (``agentdojo_probe.py``) and OpenEnv's reset and MCP tool call over
-HTTP with its server in its own process (``openenv_probe.py``). Prints every figure and each
-officeworld figure as a ratio to the peer's (below 1: officeworld is faster). Nothing is asserted.
+Installs AgentDojo 0.1.35 and openenv-core 0.3.0 with pip (as this machine's pip is configured) into
+their own virtual environments (under ``--venvs``, default ``~/.cache/officeworld/peers``; kept for the
+next run), then measures on this machine: each peer's probe, ``officeworld bench`` (this interpreter),
+each peer's probe again. A peer's figure is the lower median of its two runs, so a noisy moment of the
+shared machine never flatters officeworld. ``agentdojo_probe.py``: AgentDojo's reset and tool calls in
+process, as its benchmark makes them; ``openenv_probe.py``: OpenEnv's reset and tool calls with its
+server in its own process, through its own client and over plain HTTP. ``pairs.py`` says which figure
+is compared with which, and prints what each side measured. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -17,9 +19,14 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+
+from pairs import PAIRS, dig, ratios, steadier, table  # noqa: E402
+
 PEERS = {"agentdojo": "agentdojo==0.1.35", "openenv": "openenv-core==0.3.0"}
 
 
@@ -32,50 +39,48 @@ def venv(root: Path, name: str) -> Path:
 
 
 def probe(python: Path, script: str, *args: str) -> dict:
-    done = subprocess.run([str(python), str(HERE / script), *args], capture_output=True, text=True, timeout=900)
+    done = subprocess.run([str(python), str(HERE / script), *args], capture_output=True, text=True, timeout=900,
+                          cwd=HERE)
     if done.returncode != 0:
         raise SystemExit(f"{script} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def ours(repeat: int) -> dict:
-    done = subprocess.run([sys.executable, "-m", "simulator.cli", "bench", "--repeat", str(repeat)],
+def peers(pythons: dict[str, Path], repeat: int) -> dict[str, dict]:
+    with tempfile.TemporaryDirectory() as work:
+        return {"agentdojo": probe(pythons["agentdojo"], "agentdojo_probe.py", str(repeat)),
+                "openenv": probe(pythons["openenv"], "openenv_probe.py", str(repeat), work)}
+
+
+def ours(repeat: int, live: int) -> dict:
+    done = subprocess.run([sys.executable, "-m", "simulator.cli", "bench", "--repeat", str(repeat), "--live", str(live)],
                           capture_output=True, text=True, timeout=1800, cwd=HERE.parents[1])
     if done.returncode != 0:
         raise SystemExit(f"officeworld bench failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout)
 
 
-def ratios(ow: dict, ad: dict, oe: dict) -> list[tuple[str, float, str, float]]:
-    ops = ow["op_in_process"]
-    served = ow["served"]
-    pairs = [
-        ("episode_create", ow["episode_create"], "agentdojo reset", ad["reset"]),
-        ("episode_create", ow["episode_create"], "openenv reset (HTTP)", oe["reset"]),
-        ("mail.get_message in process", ops["mail.get_message"], "agentdojo search_emails", ad["tool_search_emails"]),
-        ("mail.star in process", ops["mail.star"], "agentdojo get_unread_emails", ad["tool_get_unread_emails"]),
-        ("REST mail_get_message", served["rest_mail_get_message"], "openenv MCP tools/call", oe["mcp_tool_call"]),
-        ("MCP mail_get_message", served["mcp_mail_get_message"], "openenv MCP tools/call", oe["mcp_tool_call"]),
-        ("/health", served["health"], "openenv /health", oe["health"]),
-    ]
-    return [(a, x["median_us"], b, y["median_us"]) for a, x, b, y in pairs]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--venvs", type=Path, default=Path.home() / ".cache" / "officeworld" / "peers")
+    parser.add_argument("--live", type=int, default=0, help="officeworld bench's --live (0: leave it out)")
+    parser.add_argument("--json", type=Path, default=None, help="also write every figure of the run here")
     args = parser.parse_args()
     args.venvs.mkdir(parents=True, exist_ok=True)
     pythons = {name: venv(args.venvs, name) for name in PEERS}
-    ow = ours(args.repeat)
-    ad = probe(pythons["agentdojo"], "agentdojo_probe.py", str(args.repeat))
-    with tempfile.TemporaryDirectory() as work:
-        oe = probe(pythons["openenv"], "openenv_probe.py", str(args.repeat), work)
-    print(json.dumps({"officeworld": ow, "agentdojo": ad, "openenv": oe}, indent=1))
-    print(f"\n{'officeworld':32} {'µs':>9}   {'peer':28} {'µs':>9}  ratio")
-    for a, x, b, y in ratios(ow, ad, oe):
-        print(f"{a:32} {x:9.1f}   {b:28} {y:9.1f}  {x / y:5.2f}")
+    started = time.monotonic()
+    before = peers(pythons, args.repeat)
+    ow = ours(args.repeat, args.live)
+    after = peers(pythons, args.repeat)
+    merged = {name: steadier(before[name], after[name]) for name in PEERS}
+    used = {".".join(path): dig(ow, path) for _, path, *_ in PAIRS}
+    print(json.dumps({"officeworld (the figures compared)": used, "world": ow.get("world"),
+                      "machine": ow.get("machine"), **merged}, indent=1))
+    print(f"\none run, {time.monotonic() - started:.0f} s; each peer probed before and after officeworld's bench")
+    print(table(ratios(ow, merged)))
+    if args.json:
+        args.json.write_text(json.dumps({"officeworld": ow, "peers_before": before, "peers_after": after}, indent=1))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,111 @@
+"""Which officeworld figure is compared with which peer figure, and the ratios (pure; no timing here).
+
+Each pair compares like with like: an in-process call with an in-process call (on this process's CPU
+time, steadier than wall time on a shared machine), a reset with an episode create, an HTTP or MCP call
+with an HTTP or MCP call, each server in its own process (wall time as the client sees it). Below 1:
+officeworld is faster."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+IN_PROCESS, HTTP = "in process (CPU µs)", "server in its own process (wall µs)"
+
+# (group, officeworld figure's path in `officeworld bench`'s JSON, what it measured, peer, peer figure)
+PAIRS: list[tuple[str, tuple[str, ...], str, str, str]] = [
+    (IN_PROCESS, ("episode_create",), "EpisodeStore.create: copy-on-write, each app cloned on first use",
+     "agentdojo", "reset"),
+    (IN_PROCESS, ("episode_create_and_clone_all_apps",), "create + clone every app (a fully built environment)",
+     "agentdojo", "reset"),
+    (IN_PROCESS, ("episode_create_and_clone_all_apps",), "create + clone every app (a fully built environment)",
+     "agentdojo", "reset_deep_copy"),
+    (IN_PROCESS, ("op_in_process", "mail.search(renewal)"), "invoke mail.search free text (recorded step)",
+     "agentdojo", "tool_search_emails"),
+    (IN_PROCESS, ("op_in_process", "mail.search(is:unread)"), "invoke mail.search is:unread (recorded step)",
+     "agentdojo", "tool_get_unread_emails"),
+    (IN_PROCESS, ("op_in_process", "docs.get_file"), "invoke docs.get_file by id (recorded step)",
+     "agentdojo", "tool_get_file_by_id"),
+    (IN_PROCESS, ("op_in_process", "mail.get_message"), "invoke mail.get_message by id, with body (recorded step)",
+     "agentdojo", "tool_get_file_by_id"),
+    (IN_PROCESS, ("op_in_process", "mail.star"), "invoke mail.star: an idempotent write of one record",
+     "agentdojo", "tool_share_file"),
+    (HTTP, ("served", "health"), "GET /health (httpx, keep-alive)", "openenv", "health"),
+    (HTTP, ("served_episode_create", "control_episode_create"), "POST /v1/episodes (a new episode)",
+     "openenv", "client_reset"),
+    (HTTP, ("served_episode_create", "control_episode_create"), "POST /v1/episodes (a new episode)",
+     "openenv", "http_reset"),
+    (HTTP, ("served", "rest_mail_get_message"), "POST /episodes/{id}/api/mail/get_message (one JSON POST)",
+     "openenv", "mcp_session_call"),
+    (HTTP, ("served_scale", "control_plane", "control_call_mail_get_message"),
+     "POST /v1/episodes/{id}/call mail_get_message (one JSON POST)", "openenv", "mcp_session_call"),
+    (HTTP, ("served", "mcp_mail_get_message"), "MCP tools/call, official SDK client, streamable HTTP",
+     "openenv", "client_call_tool"),
+    (HTTP, ("served", "mcp_mail_get_message"), "MCP tools/call, official SDK client, streamable HTTP",
+     "openenv", "mcp_session_call"),
+    (HTTP, ("served", "mcp_mail_get_message"), "MCP tools/call, official SDK client, streamable HTTP",
+     "openenv", "mcp_stateless_call"),
+]
+
+
+class Ratio(NamedTuple):
+    group: str
+    ours: str
+    ours_measured: str
+    ours_us: float | None
+    peer: str
+    peer_measured: str
+    peer_us: float | None
+    ratio: float | None
+
+
+def dig(figures: dict, path: tuple[str, ...]) -> Any:
+    for key in path:
+        if not isinstance(figures, dict) or key not in figures:
+            return None
+        figures = figures[key]
+    return figures
+
+
+def value(figure: Any, group: str) -> float | None:
+    """The figure's median on the group's clock: CPU time in process where it was measured, else wall."""
+    if not isinstance(figure, dict):
+        return None
+    if group == IN_PROCESS and figure.get("cpu_median_us") is not None:
+        return figure["cpu_median_us"]
+    return figure.get("median_us")
+
+
+def steadier(*runs: dict | None) -> dict:
+    """One peer's figures from several runs of its probe, each the run with the lower median (the
+    quieter moment of a shared machine, so officeworld's ratio is never flattered by a noisy peer run)."""
+    runs_ = [r for r in runs if r]
+    out: dict = {}
+    for run in runs_:
+        for key, figure in run.items():
+            if key not in out or (isinstance(figure, dict) and "median_us" in figure
+                                  and figure["median_us"] < out[key]["median_us"]):
+                out[key] = figure
+    return out
+
+
+def ratios(ow: dict, peers: dict[str, dict]) -> list[Ratio]:
+    out = []
+    for group, path, measured, peer, key in PAIRS:
+        ours, theirs = value(dig(ow, path), group), value(dig(peers.get(peer, {}), (key,)), group)
+        peer_measured = dig(peers.get(peer, {}), (key, "measured")) or "not measured"
+        out.append(Ratio(group, ".".join(path), measured, ours, f"{peer} {key}", peer_measured, theirs,
+                         round(ours / theirs, 2) if ours is not None and theirs else None))
+    return out
+
+
+def table(rows: list[Ratio]) -> str:
+    lines = []
+    for group in dict.fromkeys(row.group for row in rows):
+        lines.append(f"\n{group}: officeworld vs peer, ratio (below 1: officeworld is faster)")
+        for row in (r for r in rows if r.group == group):
+            ours = "n/a" if row.ours_us is None else f"{row.ours_us:.1f}"
+            theirs = "n/a" if row.peer_us is None else f"{row.peer_us:.1f}"
+            ratio = "n/a" if row.ratio is None else f"{row.ratio:.2f}"
+            lines.append(f"  {ratio:>6}  {ours:>10} µs  {row.ours}: {row.ours_measured}")
+            lines.append(f"  {'':>6}  {theirs:>10} µs  {row.peer}: {row.peer_measured}")
+    return "\n".join(lines)

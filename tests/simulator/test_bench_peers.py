@@ -1,0 +1,66 @@
+"""The side-by-side's pairing and ratios (bench/peers/pairs.py, pure: the peers themselves are installed
+and run by hand, never here) and the many-live-episodes figure on a generated world, run small."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from simulator.bench import live
+from simulator.bench.figures import PROBES, probe_label
+
+_spec = importlib.util.spec_from_file_location(
+    "peer_pairs", Path(__file__).parents[2] / "bench" / "peers" / "pairs.py")
+pairs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(pairs)
+
+
+def test_in_process_pairs_name_probes_the_bench_makes():
+    made = {probe_label(app, name, args) for app, probes in PROBES.items() for name, args in probes}
+    wanted = {path[1] for group, path, *_ in pairs.PAIRS if path[0] == "op_in_process"}
+    assert wanted and wanted <= made
+
+
+def test_ratios_use_cpu_time_in_process_and_wall_time_over_http():
+    ow = {"episode_create": {"median_us": 900.0, "cpu_median_us": 300.0},
+          "served": {"health": {"median_us": 500.0, "cpu_median_us": 1.0}}}
+    peers = {"agentdojo": {"reset": {"median_us": 6000.0, "cpu_median_us": 600.0, "measured": "load"}},
+             "openenv": {"health": {"median_us": 250.0, "measured": "GET /health"}}}
+    rows = {(r.ours, r.peer): r for r in pairs.ratios(ow, peers)}
+    reset = rows[("episode_create", "agentdojo reset")]
+    assert (reset.ours_us, reset.peer_us, reset.ratio, reset.peer_measured) == (300.0, 600.0, 0.5, "load")
+    health = rows[("served.health", "openenv health")]
+    assert (health.ours_us, health.peer_us, health.ratio) == (500.0, 250.0, 2.0)
+    missing = rows[("served.mcp_mail_get_message", "openenv client_call_tool")]
+    assert missing.ratio is None and missing.peer_measured == "not measured"
+    assert "n/a" in pairs.table(list(rows.values())) and "0.50" in pairs.table([reset])
+
+
+def test_a_failed_probe_gives_no_ratio():
+    ow = {"op_in_process": {"mail.star": {"error": "probe failed on this world"}}}
+    peers = {"agentdojo": {"tool_share_file": {"median_us": 10.0, "cpu_median_us": 9.0}}}
+    star = next(r for r in pairs.ratios(ow, peers) if r.ours == "op_in_process.mail.star")
+    assert star.ours_us is None and star.ratio is None
+
+
+def test_steadier_keeps_each_figure_from_its_quieter_run():
+    first = {"reset": {"median_us": 10.0}, "tool": {"median_us": 5.0}, "suite": {"emails": 31}}
+    second = {"reset": {"median_us": 8.0}, "tool": {"median_us": 7.0}, "suite": {"emails": 31}}
+    assert pairs.steadier(first, second) == {"reset": {"median_us": 8.0}, "tool": {"median_us": 5.0},
+                                             "suite": {"emails": 31}}
+    assert pairs.steadier(first, None) == first
+
+
+def test_spread_visits_every_episode_once_per_round():
+    for count in (1, 3, 100, 7919, 10_000):
+        assert sorted(live.spread(count, i) for i in range(count)) == list(range(count))
+
+
+def test_live_episodes_on_a_generated_world_counts_what_it_made_and_stops_at_its_memory_cap():
+    out = live.run("s", count=3, repeat=3, deadline_s=60)
+    assert (out["asked"], out["live_episodes"], out["stopped_by"]) == (3, 3, "count")
+    assert out["server_rss_mb_after"] > 0 and out["mb_per_episode"] is not None
+    assert out["rest_mail_get_message_among_them"]["samples"] == 3
+    capped = live.run("s", count=3, repeat=3, deadline_s=60, cap_mb=-1)
+    assert capped["live_episodes"] == 0 and capped["stopped_by"].startswith("memory cap")
+    assert capped["rest_mail_get_message_among_them"] is None
