@@ -189,7 +189,10 @@ def _ow(store: EpisodeStore, world: str, repeat: int) -> dict:
     from simulator.service.serve import serve_in_thread
 
     script = Path(sys.executable).parent / "ow"
-    ow = [str(script)] if script.exists() else [sys.executable, "-c", "from simulator.agent.ow import main; main()"]
+    # The installed script when it is this layout's (a venv installed before a move keeps a stale one),
+    # else the same import the script makes.
+    current = script.exists() and "simulator.agent.ow import main" in script.read_text(errors="replace")
+    ow = [str(script)] if current else [sys.executable, "-c", "from simulator.agent.ow import main; main()"]
     episode = store.create(world)
     with tempfile.TemporaryDirectory() as cache, serve_in_thread(build_app(store)) as url:
         env = {**os.environ, "OW_URL": url, "OW_EPISODE": episode.id, "OW_CACHE": cache}
