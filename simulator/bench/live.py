@@ -4,11 +4,12 @@ own process as users run it.
     python -m simulator.bench.live [--size s] [--count 10000] [--seed 1] [--repeat 200]
 
 Generates the world into a temporary folder (its compiled images into another, so nothing is left
-behind), starts ``officeworld up`` on it, creates ``count`` episodes over the control API and touches
-each (one mail write, so its mailbox is cloned and changed), then reports the server's memory and a REST
-call's latency spread over all of them. Bounded three ways: ``count``, a deadline and a cap on how much
-the server may grow (half the memory available at the start, unless given); it says how many it reached
-and why it stopped. The server is stopped at the end, which frees every episode. Nothing is asserted.
+behind), starts ``officeworld up`` on it, creates ``count`` episodes over the control API from four
+client threads and touches each (one mail write, so its mailbox is cloned and changed), then reports
+the server's memory and a REST call's latency spread over all of them. Bounded three ways: ``count``,
+a deadline and a cap on how much the server may grow (half the memory available at the start, unless
+given); it says how many it reached and why it stopped. The server is stopped at the end, which frees
+every episode. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ import argparse
 import json
 import os
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -43,23 +46,48 @@ def spread(count: int, index: int) -> int:
     return (index * stride) % count
 
 
-def populate(http: httpx.Client, pid: int, world: str, count: int, message_id: int, deadline_s: float,
-             cap_mb: float) -> tuple[list[str], str, float]:
-    """Create and touch up to ``count`` episodes; the ids, why it stopped and the seconds it took."""
-    headers, ids, started, start_rss = scale.control_headers(), [], time.monotonic(), rss_mb(pid)
-    stopped = "count"
-    while len(ids) < count:
+def populate(url: str, pid: int, world: str, count: int, message_id: int, deadline_s: float,
+             cap_mb: float, clients: int = 4) -> tuple[list[str], str, float]:
+    """Create and touch up to ``count`` episodes from ``clients`` threads (so the server is never idle
+    while a client parses an answer); the ids, why it stopped and the seconds it took. This thread
+    watches the deadline and the server's growth."""
+    headers, ids, lock, stop = scale.control_headers(), [], threading.Lock(), threading.Event()
+    started, start_rss = time.monotonic(), rss_mb(pid)
+    claimed = iter(range(count))
+
+    def worker() -> None:
+        with httpx.Client(base_url=url, timeout=60) as http:
+            while not stop.is_set():
+                with lock:
+                    if next(claimed, None) is None:
+                        return
+                created = http.post("/v1/episodes", json={"world": world}, headers=headers)
+                created.raise_for_status()
+                episode = created.json()["id"]
+                http.post(f"/episodes/{episode}/api/mail/star", json={"message_ids": [message_id]}).raise_for_status()
+                with lock:
+                    ids.append(episode)
+
+    def limit() -> str | None:
         if time.monotonic() - started > deadline_s:
-            stopped = f"deadline ({deadline_s:.0f} s)"
-            break
-        if len(ids) % 100 == 0 and rss_mb(pid) - start_rss > cap_mb:
-            stopped = f"memory cap ({cap_mb:.0f} MB of growth)"
-            break
-        created = http.post("/v1/episodes", json={"world": world}, headers=headers)
-        created.raise_for_status()
-        ids.append(created.json()["id"])
-        http.post(f"/episodes/{ids[-1]}/api/mail/star", json={"message_ids": [message_id]}).raise_for_status()
-    return ids, stopped, time.monotonic() - started
+            return f"deadline ({deadline_s:.0f} s)"
+        if rss_mb(pid) - start_rss > cap_mb:
+            return f"memory cap ({cap_mb:.0f} MB of growth)"
+        return None
+
+    stopped = limit()
+    if stopped is not None:
+        return ids, stopped, 0.0
+    with ThreadPoolExecutor(clients) as pool:
+        running = [pool.submit(worker) for _ in range(clients)]
+        while not all(f.done() for f in running):
+            if (stopped := limit()) is not None:
+                stop.set()
+                break
+            time.sleep(0.2)
+        for f in running:
+            f.result()  # a worker's failure (an HTTP error) is the run's
+    return ids, stopped or "count", time.monotonic() - started
 
 
 def run(size: str = "s", count: int = 10_000, seed: int = 1, repeat: int = 200, deadline_s: float = 240.0,
@@ -81,7 +109,7 @@ def run(size: str = "s", count: int = 10_000, seed: int = 1, repeat: int = 200, 
             inbox.raise_for_status()
             message_id = inbox.json()["messages"][0]["id"]
             before = rss_mb(pid)
-            ids, stopped, made_s = populate(http, pid, str(root), count, message_id, deadline_s, cap_mb)
+            ids, stopped, made_s = populate(url, pid, str(root), count, message_id, deadline_s, cap_mb)
             after = rss_mb(pid)
             turn = iter(range(10**9))
             call = served.times(lambda: http.post(f"/episodes/{ids[spread(len(ids), next(turn))]}/api/mail/get_message",
