@@ -90,7 +90,7 @@ def populate(url: str, pid: int, world: str, count: int, message_id: int, deadli
     return ids, stopped or "count", time.monotonic() - started
 
 
-def run(size: str = "s", count: int = 10_000, seed: int = 1, repeat: int = 200, deadline_s: float = 240.0,
+def run(size: str = "s", count: int = 10_000, seed: int = 1, repeat: int = 200, deadline_s: float = 300.0,
         cap_mb: float | None = None) -> dict:
     from simulator.store.registry import world_sections
     from worlds.generate import generate
@@ -129,7 +129,7 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=200)
-    parser.add_argument("--deadline", type=float, default=240.0, help="seconds of episode creation at most")
+    parser.add_argument("--deadline", type=float, default=300.0, help="seconds of episode creation at most")
     parser.add_argument("--cap-mb", type=float, default=None, help="server growth allowed (default: half of "
                         "the memory available at the start)")
     args = parser.parse_args()
