@@ -21,7 +21,12 @@ NEEDED_FOR = {"viewer": "view", "commenter": "comment on", "editor": "edit", "ow
 
 
 def stronger(a: str | None, b: str | None) -> str | None:
-    return max((r for r in (a, b) if r), key=RANK.__getitem__, default=None)
+    """The stronger of two roles (an empty one counts as none); called for every item of a drive, so plain."""
+    if not a:
+        return b or None
+    if not b:
+        return a
+    return b if RANK[b] > RANK[a] else a
 
 
 def drive_role(session: Session, drive_id: int, person: str) -> str | None:
@@ -86,24 +91,32 @@ def all_roles(session: Session, person: str) -> dict[int, tuple[str, bool]]:
     # Only the columns access depends on: building whole Item objects for every node costs most of a call.
     columns: list[Any] = [m.Item.id, m.Item.parent_id, m.Item.drive_id, m.Item.owner, m.Item.general_access,
                           m.Item.trashed_at]
-    items: dict[int, Any] = {i.id: i for i in session.exec(select(*columns))}
     granted = {p.item_id: p.role for p in session.exec(select(m.Permission).where(m.Permission.person == person))}
-    drives = {d.drive_id: DRIVE_TO_ROLE[d.role] for d in session.exec(
-        select(m.DriveMember).where(m.DriveMember.person == person))}
+    drives = {d.drive_id: d.role for d in session.exec(select(m.DriveMember).where(m.DriveMember.person == person))}
+    return resolve_roles(list(session.exec(select(*columns))), granted, drives, person)
+
+
+def resolve_roles(rows: list, granted: dict[int, str], drives: dict[int, str], person: str) -> dict[int, tuple[str, bool]]:
+    """``all_roles`` from the rows read: every item's (id, parent_id, drive_id, owner, general_access, trashed_at),
+    the person's grants {item id: role} and drive memberships {drive id: drive role}."""
+    items: dict[int, Any] = {row[0]: row for row in rows}
+    drive_roles = {d: DRIVE_TO_ROLE[role] for d, role in drives.items()}
     memo: dict[int, tuple[str | None, bool]] = {}
 
     def resolve(item_id: int) -> tuple[str | None, bool]:
-        if item_id not in memo:
-            item = items[item_id]
-            above, trashed = resolve(item.parent_id) if item.parent_id else (drives.get(item.drive_id), False)
-            if item.owner == person:
-                memo[item_id] = ("owner", trashed or item.trashed_at is not None)
-                return memo[item_id]
-            own = stronger(granted.get(item_id), item.general_access)
-            if above == "owner" and item.drive_id is None:
+        found = memo.get(item_id)
+        if found is None:
+            _, parent_id, drive_id, owner, general, trashed_at = items[item_id]
+            above, trashed = resolve(parent_id) if parent_id else (drive_roles.get(drive_id), False)
+            trashed = trashed or trashed_at is not None
+            if owner == person:
+                found = memo[item_id] = ("owner", trashed)
+                return found
+            own = stronger(granted.get(item_id), general)
+            if above == "owner" and drive_id is None:
                 above = "editor"  # owning a folder in My Drive is not owning what others put in it
-            memo[item_id] = (stronger(above, own), trashed or item.trashed_at is not None)
-        return memo[item_id]
+            found = memo[item_id] = (stronger(above, own), trashed)
+        return found
 
     found = {i: resolve(i) for i in items}
     return {i: (role, trashed) for i, (role, trashed) in found.items() if role}
