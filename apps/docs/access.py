@@ -102,21 +102,23 @@ def resolve_roles(rows: list, granted: dict[int, str], drives: dict[int, str], p
     items: dict[int, Any] = {row[0]: row for row in rows}
     drive_roles = {d: DRIVE_TO_ROLE[role] for d, role in drives.items()}
     memo: dict[int, tuple[str | None, bool]] = {}
-
-    def resolve(item_id: int) -> tuple[str | None, bool]:
-        found = memo.get(item_id)
-        if found is None:
-            _, parent_id, drive_id, owner, general, trashed_at = items[item_id]
-            above, trashed = resolve(parent_id) if parent_id else (drive_roles.get(drive_id), False)
+    for item_id in items:
+        chain, node = [], item_id   # the folders above not yet resolved, nearest first
+        while node not in memo:
+            chain.append(node)
+            if len(chain) > len(items):
+                raise RecursionError(f"docs item {item_id} is inside itself")
+            node = items[node][1]
+            if not node:
+                break
+        for node in reversed(chain):
+            _, parent_id, drive_id, owner, general, trashed_at = items[node]
+            above, trashed = memo[parent_id] if parent_id else (drive_roles.get(drive_id), False)
             trashed = trashed or trashed_at is not None
             if owner == person:
-                found = memo[item_id] = ("owner", trashed)
-                return found
-            own = stronger(granted.get(item_id), general)
+                memo[node] = ("owner", trashed)
+                continue
             if above == "owner" and drive_id is None:
                 above = "editor"  # owning a folder in My Drive is not owning what others put in it
-            found = memo[item_id] = (stronger(above, own), trashed)
-        return found
-
-    found = {i: resolve(i) for i in items}
-    return {i: (role, trashed) for i, (role, trashed) in found.items() if role}
+            memo[node] = (stronger(above, stronger(granted.get(node), general)), trashed)
+    return {i: found for i in items if (found := memo[i])[0]}
