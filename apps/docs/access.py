@@ -8,6 +8,7 @@ A shared drive's managers act as owners of its files. "Anyone in the organisatio
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sqlmodel import Session, select
@@ -96,7 +97,8 @@ def all_roles(session: Session, person: str) -> dict[int, tuple[str, bool]]:
     return resolve_roles(list(session.exec(select(*columns))), granted, drives, person)
 
 
-def resolve_roles(rows: list, granted: dict[int, str], drives: dict[int, str], person: str) -> dict[int, tuple[str, bool]]:
+def resolve_roles(rows: list, granted: Mapping[int, str], drives: Mapping[int, str],
+                  person: str) -> dict[int, tuple[str, bool]]:
     """``all_roles`` from the rows read: every item's (id, parent_id, drive_id, owner, general_access, trashed_at),
     the person's grants {item id: role} and drive memberships {drive id: drive role}."""
     items: dict[int, Any] = {row[0]: row for row in rows}
@@ -121,4 +123,9 @@ def resolve_roles(rows: list, granted: dict[int, str], drives: dict[int, str], p
             if above == "owner" and drive_id is None:
                 above = "editor"  # owning a folder in My Drive is not owning what others put in it
             memo[node] = (stronger(above, stronger(granted.get(node), general)), trashed)
-    return {i: found for i in items if (found := memo[i])[0]}
+    reached: dict[int, tuple[str, bool]] = {}
+    for i in items:
+        role, trashed = memo[i]
+        if role:
+            reached[i] = (role, trashed)
+    return reached
