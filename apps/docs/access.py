@@ -8,6 +8,7 @@ A shared drive's managers act as owners of its files. "Anyone in the organisatio
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sqlmodel import Session, select
@@ -21,7 +22,12 @@ NEEDED_FOR = {"viewer": "view", "commenter": "comment on", "editor": "edit", "ow
 
 
 def stronger(a: str | None, b: str | None) -> str | None:
-    return max((r for r in (a, b) if r), key=RANK.__getitem__, default=None)
+    """The stronger of two roles (an empty one counts as none); called for every item of a drive, so plain."""
+    if not a:
+        return b or None
+    if not b:
+        return a
+    return b if RANK[b] > RANK[a] else a
 
 
 def drive_role(session: Session, drive_id: int, person: str) -> str | None:
@@ -86,24 +92,40 @@ def all_roles(session: Session, person: str) -> dict[int, tuple[str, bool]]:
     # Only the columns access depends on: building whole Item objects for every node costs most of a call.
     columns: list[Any] = [m.Item.id, m.Item.parent_id, m.Item.drive_id, m.Item.owner, m.Item.general_access,
                           m.Item.trashed_at]
-    items: dict[int, Any] = {i.id: i for i in session.exec(select(*columns))}
     granted = {p.item_id: p.role for p in session.exec(select(m.Permission).where(m.Permission.person == person))}
-    drives = {d.drive_id: DRIVE_TO_ROLE[d.role] for d in session.exec(
-        select(m.DriveMember).where(m.DriveMember.person == person))}
+    drives = {d.drive_id: d.role for d in session.exec(select(m.DriveMember).where(m.DriveMember.person == person))}
+    return resolve_roles(list(session.exec(select(*columns))), granted, drives, person)
+
+
+def resolve_roles(rows: list, granted: Mapping[int, str], drives: Mapping[int, str],
+                  person: str) -> dict[int, tuple[str, bool]]:
+    """``all_roles`` from the rows read: every item's (id, parent_id, drive_id, owner, general_access, trashed_at),
+    the person's grants {item id: role} and drive memberships {drive id: drive role}."""
+    items: dict[int, Any] = {row[0]: row for row in rows}
+    drive_roles = {d: DRIVE_TO_ROLE[role] for d, role in drives.items()}
     memo: dict[int, tuple[str | None, bool]] = {}
-
-    def resolve(item_id: int) -> tuple[str | None, bool]:
-        if item_id not in memo:
-            item = items[item_id]
-            above, trashed = resolve(item.parent_id) if item.parent_id else (drives.get(item.drive_id), False)
-            if item.owner == person:
-                memo[item_id] = ("owner", trashed or item.trashed_at is not None)
-                return memo[item_id]
-            own = stronger(granted.get(item_id), item.general_access)
-            if above == "owner" and item.drive_id is None:
+    for item_id in items:
+        chain, node = [], item_id   # the folders above not yet resolved, nearest first
+        while node not in memo:
+            chain.append(node)
+            if len(chain) > len(items):
+                raise RecursionError(f"docs item {item_id} is inside itself")
+            node = items[node][1]
+            if not node:
+                break
+        for node in reversed(chain):
+            _, parent_id, drive_id, owner, general, trashed_at = items[node]
+            above, trashed = memo[parent_id] if parent_id else (drive_roles.get(drive_id), False)
+            trashed = trashed or trashed_at is not None
+            if owner == person:
+                memo[node] = ("owner", trashed)
+                continue
+            if above == "owner" and drive_id is None:
                 above = "editor"  # owning a folder in My Drive is not owning what others put in it
-            memo[item_id] = (stronger(above, own), trashed or item.trashed_at is not None)
-        return memo[item_id]
-
-    found = {i: resolve(i) for i in items}
-    return {i: (role, trashed) for i, (role, trashed) in found.items() if role}
+            memo[node] = (stronger(above, stronger(granted.get(node), general)), trashed)
+    reached: dict[int, tuple[str, bool]] = {}
+    for i in items:
+        role, trashed = memo[i]
+        if role:
+            reached[i] = (role, trashed)
+    return reached

@@ -11,7 +11,7 @@ from datetime import date
 
 from sqlmodel import col, select
 
-from apps.docs import access, fastpath, store
+from apps.docs import access, fastlist, fastpath, store
 from apps.docs import models as m
 from apps.docs import schemas as s
 from apps.docs import search as finder
@@ -88,9 +88,7 @@ def list_view(ctx: Ctx, view: s.View, limit: int = 50, offset: int = 0) -> s.Fil
         offset: Skip this many files (for paging).
     """
     _page(limit, offset)
-    roles = access.all_roles(ctx.session, ctx.actor)
-    items = finder.view_items(ctx, view, roles)
-    return _listing(ctx, items, roles, limit, offset)
+    return fastlist.list_view(ctx, view, limit, offset)   # what all_roles, view_items then _listing give
 
 
 @ops.read
@@ -140,8 +138,6 @@ def search(ctx: Ctx, query: str = "", name: str | None = None, owner: str | None
         offset: Skip this many matches (for paging).
     """
     _page(limit, offset)
-    roles = access.all_roles(ctx.session, ctx.actor)
     filters = finder.Filters(name=name, owner=owner, kind=type, after=modified_after, before=modified_before,
                              shared_with_me=shared_with_me, starred=starred)
-    items = finder.find(ctx, query, filters, roles)
-    return _listing(ctx, items, roles, limit, offset)
+    return fastlist.search(ctx, query, filters, limit, offset)   # what all_roles, find then _listing give

@@ -73,13 +73,13 @@ def _fts_query(query: str) -> str:
     return " ".join(terms)
 
 
-def _ranked(ctx: Ctx, query: str) -> list[int]:
+def ranked(ctx: Ctx, query: str) -> list[int]:
     rows = ctx.sql.execute("select rowid from docs_item_fts where docs_item_fts match ? "
                            "order by bm25(docs_item_fts, 5.0, 1.0)", (_fts_query(query),))
     return [r[0] for r in rows]
 
 
-def _day_start(ctx: Ctx, day: date) -> datetime:
+def day_start(ctx: Ctx, day: date) -> datetime:
     local = datetime.combine(day, time(0), tzinfo=ZoneInfo(ctx.world.timezone))
     return local.astimezone(timezone.utc).replace(tzinfo=None)
 
@@ -89,8 +89,8 @@ def _keep(ctx: Ctx, item: m.Item, f: Filters, owner: str | None, shared: set[int
         f.name is None or f.name.lower() in item.name.lower(),
         owner is None or item.owner == owner,
         f.kind is None or item.kind == f.kind,
-        f.after is None or _naive(item.modified_at) >= _day_start(ctx, f.after),
-        f.before is None or _naive(item.modified_at) < _day_start(ctx, f.before),
+        f.after is None or _naive(item.modified_at) >= day_start(ctx, f.after),
+        f.before is None or _naive(item.modified_at) < day_start(ctx, f.before),
         not f.shared_with_me or (item.id in shared and item.owner != ctx.actor),
         not f.starred or item.id in starred,
     ]
@@ -106,7 +106,7 @@ def find(ctx: Ctx, query: str, f: Filters, roles: dict) -> list[m.Item]:
     live = {i for i, (_, trashed) in roles.items() if not trashed}
     shared, starred = _shared_ids(ctx), _starred_ids(ctx)
     if query.strip():
-        order = [i for i in _ranked(ctx, query) if i in live]
+        order = [i for i in ranked(ctx, query) if i in live]
         by_id = {i.id: i for i in _items(ctx, order)}
         found = [by_id[i] for i in order]
     else:

@@ -24,12 +24,23 @@ _MESSAGE = (
 _FILES = "select id, filename, mime_type, size from mail_attachment where message_id = ? order by id"
 # Trash and spam, left out of a search unless it asks for them: one list for the query, not a lookup per entry.
 _VISIBLE = " and e.id not in (select entry_id from mail_entry_label where label in ('TRASH', 'SPAM'))"
-_SCORES = "select rowid, bm25(mail_message_fts) from mail_message_fts where mail_message_fts match ?"
+_JOIN = "mail_entry e join mail_message m on m.id = e.message_id"
+_NEWEST = "m.date desc, e.id desc"   # dates are stored as sortable text
+# Free text only: the index finds the messages, their entries are found by message (``+`` keeps SQLite from
+# scanning the owner's entries per message instead), and only the actor's are scored (bm25 is read per row kept).
+_TEXT = ("select e.id from mail_message_fts cross join mail_entry e on e.message_id = mail_message_fts.rowid"
+         " cross join mail_message m on m.id = e.message_id where mail_message_fts match ? and +e.owner = ?{visible}"
+         " order by bm25(mail_message_fts), " + _NEWEST)
+# Free text among other terms: every message the text terms score, once; one no term scores counts 0.
+_RANKED = ("select e.id from " + _JOIN + " left join (select rowid, bm25(mail_message_fts) as score from"
+           " mail_message_fts where mail_message_fts match ?) r on r.rowid = m.id where e.owner = ? and {where}{visible}"
+           " order by coalesce(r.score, 0), " + _NEWEST)
+_PLAIN = "select e.id from " + _JOIN + " where e.owner = ? and {where}{visible} order by " + _NEWEST
 _SUMMARY = (
     "select e.id, e.thread_id, m.sender, m.sender_name, m.to_addrs, m.cc_addrs, m.subject, m.body_text,"
-    " m.body_html, m.date, exists (select 1 from mail_attachment a where a.message_id = m.id),"
+    " m.body_html, m.date || 'Z', exists (select 1 from mail_attachment a where a.message_id = m.id),"
     " (select json_group_array(label) from mail_entry_label where entry_id = e.id)"
-    " from mail_entry e join mail_message m on m.id = e.message_id where e.id in ({marks})")
+    " from " + _JOIN + " where e.id in ({marks})")
 
 
 def snippet(body: str) -> str:
@@ -68,35 +79,36 @@ def search(ctx: Ctx, query: str, limit: int, offset: int) -> s.SearchResult:
     """One page of the acting user's messages a Gmail query matches (as ``operations.search`` did with the
     ORM): newest first, or by relevance (bm25, best first) when it has free text, then newest first.
 
-    Every match is read once (its entry id, message id and date) and ordered here: the count is the
-    list's length, and the relevance of each message comes from one scoring query, not a join."""
+    One statement finds and orders the matches (ids only: the count is their number), one more reads
+    the page; a query of free text alone is driven by the full-text index."""
     q = compile_query(query, ctx.actor, ctx.now, ctx.world.timezone)
-    where = f"e.owner = ? and {q.where}" + ("" if q.include_hidden else _VISIBLE)
-    conn = ctx.sql
-    rows = conn.execute(f"select e.id, m.id, m.date from mail_entry e join mail_message m on m.id = e.message_id"
-                        f" where {where}", [ctx.actor, *q.params]).fetchall()
-    rows.sort(key=lambda r: (r[2], r[0]), reverse=True)   # m.date desc, e.id desc (dates are stored as text)
-    if q.rank_terms:   # then by score, a stable sort: ties stay newest first; a message no term scores counts 0
-        scores = dict(conn.execute(_SCORES, (" OR ".join(q.rank_terms),)))
-        rows.sort(key=lambda r: scores.get(r[1], 0))
-    return s.SearchResult(total=len(rows), messages=summaries(ctx, [r[0] for r in rows[offset:offset + limit]]))
+    visible = "" if q.include_hidden else _VISIBLE
+    text = q.free_text()
+    if text is not None:
+        sql, params = _TEXT.format(visible=visible), [text, ctx.actor]
+    elif q.rank_terms:
+        sql, params = _RANKED.format(where=q.where, visible=visible), [" OR ".join(q.rank_terms), ctx.actor, *q.params]
+    else:
+        sql, params = _PLAIN.format(where=q.where, visible=visible), [ctx.actor, *q.params]
+    ids = [r[0] for r in ctx.sql.execute(sql, params)]
+    return s.SearchResult.model_validate({"total": len(ids), "messages": _summaries(ctx, ids[offset:offset + limit])})
 
 
-def summaries(ctx: Ctx, entry_ids: list[int]) -> list[s.MessageSummary]:
-    """Summaries of the acting user's entries, in the order given (as ``store.summaries``)."""
+def _summaries(ctx: Ctx, entry_ids: list[int]) -> list[dict]:
+    """The fields of ``MessageSummary`` for the acting user's entries, in the order given; validated by the
+    caller in one go (the date is the stored UTC text, marked as UTC)."""
     if not entry_ids:
         return []
-    marks = ",".join("?" * len(entry_ids))
-    rows = {r[0]: r for r in ctx.sql.execute(_SUMMARY.format(marks=marks), entry_ids)}
+    rows = {r[0]: r for r in ctx.sql.execute(_SUMMARY.format(marks=",".join("?" * len(entry_ids))), entry_ids)}
     out = []
     for i in entry_ids:
         eid, thread_id, sender, sender_name, to, cc, subject, text, html, date, has_files, labels = rows[i]
         tags = sorted(json.loads(labels))
-        out.append(s.MessageSummary(
-            id=eid, thread_id=thread_id, sender=sender, sender_name=sender_name, to=split_addresses(to),
-            cc=split_addresses(cc), subject=subject, snippet=snippet(body_text(text, html)),
-            date=utc_time(date), labels=tags, unread="UNREAD" in tags, starred="STARRED" in tags,
-            has_attachments=bool(has_files)))
+        out.append({"id": eid, "thread_id": thread_id, "sender": sender, "sender_name": sender_name,
+                    "to": split_addresses(to), "cc": split_addresses(cc), "subject": subject,
+                    "snippet": snippet(text if text.strip() or not html else body_text(text, html)), "date": date,
+                    "labels": tags, "unread": "UNREAD" in tags, "starred": "STARRED" in tags,
+                    "has_attachments": bool(has_files)})
     return out
 
 

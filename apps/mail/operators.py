@@ -3,7 +3,8 @@
 Supported: from: to: cc: bcc: subject: label: in: is: has: filename: before: after: older_than:
 newer_than: size: larger: smaller: list: deliveredto: rfc822msgid:. Gmail operators that have no
 meaning in a world (category:, is:muted, has:drive ...) and unknown ones (foo:bar) are refused with
-an ``Invalid`` naming the operator, rather than silently matching nothing.
+an ``Invalid`` naming the operator, rather than silently matching nothing. Matching ignores case: SQLite's
+``like`` folds ASCII case itself (and ``lower`` folds no more), so columns are compared as stored.
 """
 
 from __future__ import annotations
@@ -31,12 +32,23 @@ _MESSAGE_SIZE = ("(length(cast(m.subject as blob)) + length(cast(m.body_text as 
                  "mail_attachment a where a.message_id = m.id), 0))")
 
 
+_MATCH = "m.id in (select rowid from mail_message_fts where mail_message_fts match ?)"
+
+
 @dataclass
 class Compiled:
     where: str
     params: list = field(default_factory=list)
     rank_terms: list[str] = field(default_factory=list)
     include_hidden: bool = False
+
+    def free_text(self) -> str | None:
+        """One full-text expression when the query is free text alone (terms that must all match), else None:
+        its bm25 equals that of the terms OR-ed on every message it matches (the same phrases score)."""
+        n = len(self.rank_terms)
+        if n and self.params == self.rank_terms and self.where == "(" + " and ".join([_MATCH] * n) + ")":
+            return " AND ".join(self.rank_terms)
+        return None
 
 
 class Operators:
@@ -74,41 +86,47 @@ class Operators:
     def _match(self, expression: str, negated: bool) -> str:
         if not negated:
             self.out.rank_terms.append(expression)
-        return self._bind("m.id in (select rowid from mail_message_fts where mail_message_fts match ?)", expression)
+        return self._bind(_MATCH, expression)
 
     def _person(self, value: str) -> str:
         return self.actor if value.lower() == "me" else value.lower()
 
     def _op_from(self, value):
         v = self._person(value)
-        return self._bind("(lower(m.sender) like ? or lower(m.sender_name) like ?)", f"%{v}%", f"%{v}%")
+        return self._bind("(m.sender like ? or m.sender_name like ?)", f"%{v}%", f"%{v}%")
 
     def _op_to(self, value):
-        return self._bind("lower(m.to_addrs) like ?", f"%{self._person(value)}%")
+        return self._bind("m.to_addrs like ?", f"%{self._person(value)}%")
 
     def _op_cc(self, value):
-        return self._bind("lower(m.cc_addrs) like ?", f"%{self._person(value)}%")
+        return self._bind("m.cc_addrs like ?", f"%{self._person(value)}%")
 
     def _op_bcc(self, value):
-        return self._bind("(m.sender = e.owner and lower(m.bcc_addrs) like ?)", f"%{self._person(value)}%")
+        return self._bind("(m.sender = e.owner and m.bcc_addrs like ?)", f"%{self._person(value)}%")
 
     def _op_subject(self, value):
-        return self._bind("lower(m.subject) like ?", f"%{value.lower()}%")
+        return self._bind("m.subject like ?", f"%{value.lower()}%")
 
     def _op_deliveredto(self, value):
         # Delivered-To is the mailbox a received copy landed in; your own sent copy was not delivered.
-        return self._bind("(lower(e.owner) like ? and m.sender != e.owner)", f"%{self._person(value)}%")
+        return self._bind("(e.owner like ? and m.sender != e.owner)", f"%{self._person(value)}%")
 
     def _op_rfc822msgid(self, value):
         bare = value.strip().strip("<>")
         return self._bind("m.rfc_id in (?, ?)", bare, f"<{bare}>")
 
     def _op_list(self, value):
-        return self._bind("lower(coalesce(m.list_id, '')) like ?", f"%{value.lower().strip('<>')}%")
+        return self._bind("coalesce(m.list_id, '') like ?", f"%{value.lower().strip('<>')}%")
 
     def _has_label(self, label: str) -> str:
+        """Labels match whatever their case, a space written as '-'. For a name with neither (every system
+        label), that is SQLite's ASCII-only NOCASE equality, cheaper than rewriting each label."""
+        name = label.lower().replace(" ", "-")
+        if "-" not in name:
+            return self._bind("exists (select 1 from mail_entry_label l where l.entry_id = e.id and "
+                              "l.label = ? collate nocase)", name)
         return self._bind("exists (select 1 from mail_entry_label l where l.entry_id = e.id and "
-                          "replace(lower(l.label), ' ', '-') = ?)", label.lower().replace(" ", "-"))
+                          "replace(lower(l.label), ' ', '-') = ?)", name)
 
     def _op_label(self, value):
         return self._has_label(value)
@@ -147,7 +165,7 @@ class Operators:
 
     def _op_filename(self, value):
         return self._bind("exists (select 1 from mail_attachment a where a.message_id = m.id and "
-                          "lower(a.filename) like ?)", f"%{value.lower()}%")
+                          "a.filename like ?)", f"%{value.lower()}%")
 
     def _bytes(self, op: str, value: str) -> int:
         match = _SIZE.match(value.strip())
