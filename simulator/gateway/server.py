@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 import anyio
+import uvicorn
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -51,6 +52,13 @@ INSTRUCTIONS = ("You are working inside a company's apps (mail and more) as one 
 def allowed_hosts() -> list[str]:
     extra = settings().hosts
     return ["127.0.0.1:*", "localhost:*", "[::1]:*", *extra]
+
+
+def serve(app, host: str, port: int) -> None:
+    """Run ``app`` under uvicorn as ``officeworld up`` does. uvloop and httptools are what "auto" picks when
+    installed (both are dependencies); the access log is off, as its level already hid it, because uvicorn
+    formats each line's client address and quoted path before the logger drops it."""
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
 
 
 def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
