@@ -25,6 +25,7 @@ from apps.kit.errors import OpError
 from apps.kit.invoker import invoke_async
 from apps.kit.operation import Operation
 from apps.kit.rest import SURFACE_HEADER, error_body, error_status, parse_arguments
+from apps.kit.trajectory import Surface
 from simulator.gateway.control import ControlCalls
 from simulator.store.episodes import EpisodeStore
 
@@ -81,7 +82,7 @@ class FastRoutes:
             arguments = parse_arguments(body)
         except OpError as exc:
             return await reply(send, exc.status, error_body(exc.to_dict()))
-        surface = "rest"
+        surface: Surface = "rest"
         for key, value in scope["headers"]:
             if key == _SURFACE:
                 surface = "cli" if value == b"cli" else "rest"
