@@ -7,7 +7,6 @@ back as ``{"error": {"type", "message", "field"}}`` with the status of their ``O
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Callable
 
 from fastapi import APIRouter, Depends, FastAPI, Request
@@ -27,12 +26,18 @@ _ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {status: {"description": tex
 
 def error_response(error: OpError | dict) -> JSONResponse:
     body = error.to_dict() if isinstance(error, OpError) else error
-    status = error.status if isinstance(error, OpError) else _status_of(body)
+    status = error.status if isinstance(error, OpError) else error_status(body)
     return JSONResponse({"error": body}, status_code=status)
 
 
-def _status_of(error: dict) -> int:
+def error_status(error: dict) -> int:
+    """The HTTP status of an error in its JSON form (a recorded step's)."""
     return from_dict(error).status if error.get("type") != "internal" else 500
+
+
+def error_body(error: dict) -> bytes:
+    """``{"error": error}`` encoded as ``error_response`` encodes it (Starlette's ``JSONResponse``)."""
+    return json.dumps({"error": error}, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
 
 def operation_router(operations: list[Operation], get_episode: Callable) -> APIRouter:
@@ -76,9 +81,8 @@ def document_inputs(api: FastAPI, operations: list[Operation]) -> None:
     api.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to extend the schema
 
 
-async def read_arguments(request: Request) -> Any:
-    """The request's JSON body as sent (``{}`` when empty); ``Invalid`` when it is not JSON at all."""
-    raw = await request.body()
+def parse_arguments(raw: bytes) -> Any:
+    """A request's JSON body as sent (``{}`` when empty); ``Invalid`` naming the body when it is not JSON."""
     if not raw.strip():
         return {}
     try:
@@ -88,7 +92,7 @@ async def read_arguments(request: Request) -> Any:
 
 
 async def _respond(op: Operation, request: Request, episode) -> JSONResponse:
-    arguments = await read_arguments(request)
+    arguments = parse_arguments(await request.body())
     surface: Surface = "cli" if request.headers.get(SURFACE_HEADER) == "cli" else "rest"
     step = await invoke_async(episode, op, arguments, surface)
     return error_response(step.error) if step.error else JSONResponse(step.result)
@@ -100,30 +104,3 @@ def _endpoint(op: Operation, get_episode: Callable):
 
     endpoint.__name__ = op.qualified_name
     return endpoint
-
-
-class OperationRoutes:
-    """ASGI middleware answering ``POST <prefix>/<app>/<operation>`` for a known operation from a dict.
-
-    The router would try every route in turn (one per operation, the GUI's, the control API's: a few
-    hundred regex matches, about a millisecond a call); this finds the operation in one lookup and runs
-    the same endpoint code. ``prefix`` is a regex whose one group is the episode id; every other
-    request, and a path naming no operation, goes on to ``app`` (so 404 and 405 answer as before).
-    """
-
-    def __init__(self, app, operations: list[Operation], get_episode: Callable, prefix: str):
-        self.app, self.get_episode = app, get_episode
-        self.operations = {(op.app, op.name): op for op in operations}
-        self.path = re.compile(f"^{prefix}/([^/]+)/([^/]+)$")
-
-    async def __call__(self, scope, receive, send):
-        match = self.path.match(scope["path"]) if scope["type"] == "http" and scope["method"] == "POST" else None
-        op = self.operations.get((match.group(2), match.group(3))) if match is not None else None
-        if match is None or op is None:
-            return await self.app(scope, receive, send)
-        try:
-            episode = await self.get_episode(match.group(1))
-            response = await _respond(op, Request(scope, receive), episode)
-        except OpError as exc:
-            response = error_response(exc)
-        await response(scope, receive, send)

@@ -56,7 +56,7 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
         from simulator.service.deploy import run_backend
 
         raise typer.Exit(run_backend(backend, world=world, port=port, first_episode=episode))
-    from simulator.gateway.server import build_app
+    from simulator.gateway.server import build_app, serve
     from simulator.tasks.catalog import task_catalog
 
     store = EpisodeStore()
@@ -85,7 +85,7 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
               f"  CLI:  export OW_URL={base} OW_EPISODE={ep.id}   (ow is in {Path(sys.executable).parent})",
               file=sys.stderr)
     print(f"control API: {base}/v1/episodes   (docs: {base}/docs)", file=sys.stderr)
-    uvicorn.run(build_app(store, catalog), host=host, port=port, log_level="warning")
+    serve(build_app(store, catalog), host, port)
 
 
 @cli.command("app-service")

@@ -23,10 +23,9 @@ from apps.kit.errors import OpError
 from apps.kit.invoker import invoke_async
 from apps.kit.mcp import tool as mcp_tool
 from apps.kit.operation import Operation
-from apps.kit.rest import error_response
+from apps.kit.rest import error_body
 from apps.kit.trajectory import Step, Trajectory
 from simulator.gateway.auth import require_bearer
-from simulator.gateway.body_limit import handing_back
 from simulator.store.episodes import EpisodeStore
 from simulator.store.registry import all_operations
 from tasks.catalog import Catalog
@@ -118,8 +117,9 @@ def info(request: Request, episode: Episode, check: bool = True, catalog: Catalo
     )
 
 
-async def run_call(store: EpisodeStore, operations: dict[str, Operation], episode_id: str, body: ToolCall) -> Response:
-    """``POST /v1/episodes/{id}/call``: the tool's Step, serialised once (not re-validated); ``OpError`` when refused."""
+async def run_call(store: EpisodeStore, operations: dict[str, Operation], episode_id: str, body: ToolCall) -> bytes:
+    """``POST /v1/episodes/{id}/call``: the tool's Step as JSON, serialised once (not re-validated); ``OpError``
+    when refused."""
     episode = store.get(episode_id)
     op = operations.get(body.tool)
     if op is None:
@@ -128,37 +128,27 @@ async def run_call(store: EpisodeStore, operations: dict[str, Operation], episod
     if actor is not None and actor not in episode.world.info.people_by_email() | _outsiders(episode):
         raise Invalid(f"as: {actor} is not a person of world {episode.world.name!r}", field="as")
     step = await invoke_async(episode, op, body.arguments, "control", actor=actor)
-    return Response(step.model_dump_json(), media_type="application/json")
+    return step.model_dump_json().encode()
 
 
 class ControlCalls:
-    """ASGI middleware answering ``POST /v1/episodes/{id}/call`` without FastAPI's routing, dependency solving
-    and body parsing (half of a direct call's time). It takes only a request the route would take as it is:
-    the right token, a JSON object body that is a valid ``ToolCall``. Anything else goes on to ``app``,
-    whose route answers it (401, 422 naming the field) exactly as before; both run ``run_call``."""
+    """The control plane's direct call, answered by the gateway before FastAPI (``simulator.gateway.fast``)
+    without its routing, dependency solving and body parsing (most of a direct call's time). It takes only a
+    request the route would take as it is: the right token, a JSON object body that is a valid ``ToolCall``;
+    for anything else ``accepted`` says None and the route answers it (401, 422 naming the field) exactly
+    as before. Both run ``run_call``."""
 
-    def __init__(self, app, store: EpisodeStore, token: str | None):
-        self.app, self.store = app, store
+    def __init__(self, store: EpisodeStore, token: str | None):
+        self.store = store
         self.expected = f"Bearer {token}".encode() if token else None
         self.operations = {op.qualified_name: op for op in all_operations(store.apps)}
         self.path = re.compile(r"^/v1/episodes/([^/]+)/call$")
 
-    async def __call__(self, scope, receive, send):
-        match = self.path.match(scope["path"]) if scope["type"] == "http" and scope["method"] == "POST" else None
-        if match is None:
-            return await self.app(scope, receive, send)
-        message = await receive()
-        body = message.get("body", b"") if message["type"] == "http.request" and not message.get("more_body") else None
-        call = self._accepted(scope, body) if body is not None else None
-        if call is None:  # the route answers it, from the same body
-            return await self.app(scope, handing_back(message, receive), send)
-        try:
-            response = await run_call(self.store, self.operations, match.group(1), call)
-        except OpError as exc:
-            response = error_response(exc)
-        await response(scope, receive, send)
-
-    def _accepted(self, scope, body: bytes) -> ToolCall | None:
+    def accepted(self, scope, body: bytes) -> tuple[str, ToolCall] | None:
+        """The episode id and call of a ``POST`` to the call's path that the route would take as it is."""
+        match = self.path.match(scope["path"])
+        if match is None or scope["method"] != "POST":
+            return None
         headers = dict(scope["headers"])
         if self.expected is not None and not secrets.compare_digest(headers.get(b"authorization", b""), self.expected):
             return None
@@ -166,9 +156,16 @@ class ControlCalls:
             return None
         try:
             data = json.loads(body)
-            return ToolCall.model_validate(data) if isinstance(data, dict) else None
+            return (match.group(1), ToolCall.model_validate(data)) if isinstance(data, dict) else None
         except (ValueError, RecursionError, ValidationError):
             return None
+
+    async def answer(self, episode_id: str, call: ToolCall) -> tuple[int, bytes]:
+        """The status and JSON body of the call: its Step, or the error refusing it."""
+        try:
+            return 200, await run_call(self.store, self.operations, episode_id, call)
+        except OpError as exc:
+            return exc.status, error_body(exc.to_dict())
 
 
 def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = None) -> APIRouter:
@@ -261,8 +258,8 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
 
         Async, so an app in this process runs inline on the event loop (no worker-thread hop; a remote
         one still goes to a thread, ``invoke_async``). A valid call usually never reaches this route:
-        ``ControlCalls`` answers it first, with the same ``run_call``."""
-        return await run_call(store, operations, episode_id, body)
+        the gateway answers it first (``ControlCalls``), with the same ``run_call``."""
+        return Response(await run_call(store, operations, episode_id, body), media_type="application/json")
 
     @router.get("/tasks")
     def list_tasks(suite: str | None = None, tag: str | None = None, world: str | None = None) -> list[dict]:

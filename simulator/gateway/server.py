@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 import anyio
+import uvicorn
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -29,11 +30,12 @@ from apps.kit.episode import Episode
 from apps.kit.invoker import invoke_async
 from apps.kit.mcp import build_server
 from apps.kit.operation import invalid_from
-from apps.kit.rest import OperationRoutes, document_inputs, error_response, operation_router
+from apps.kit.rest import document_inputs, error_response, operation_router
 from apps.kit.settings import settings
 from simulator.gateway.auth import control_token
 from simulator.gateway.body_limit import BODY_LIMIT, TooLarge, read_body, refuse, replaying
 from simulator.gateway.control import ControlCalls, control_router
+from simulator.gateway.fast import FastRoutes
 from simulator.gateway.mcp_text import lone_surrogate_call, tool_error_reply
 from simulator.gui import mount_gui
 from simulator.gui.browser_tools import BrowserTools
@@ -50,6 +52,13 @@ INSTRUCTIONS = ("You are working inside a company's apps (mail and more) as one 
 def allowed_hosts() -> list[str]:
     extra = settings().hosts
     return ["127.0.0.1:*", "localhost:*", "[::1]:*", *extra]
+
+
+def serve(app, host: str, port: int) -> None:
+    """Run ``app`` under uvicorn as ``officeworld up`` does. uvloop and httptools are what "auto" picks when
+    installed (both are dependencies); the access log is off, as its level already hid it, because uvicorn
+    formats each line's client address and quoted path before the logger drops it."""
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
 
 
 def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
@@ -104,16 +113,14 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
         return tools
     mount_gui(api, store, operations)
     document_inputs(api, operations)
-    # Operation calls skip the router's scan of every route (apps.kit.rest.OperationRoutes).
-    api.add_middleware(OperationRoutes, operations=operations, get_episode=get_episode,
-                       prefix="/episodes/([^/]+)/api")
-    api.add_middleware(ControlCalls, store=store, token=token)  # likewise the control plane's direct call
 
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))
     # Starlette types a handler as taking any Exception; it calls each with its own class only.
     api.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
     api.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
-    gateway = Gateway(api, mcp_app, store, mcp.session_manager, {op.qualified_name: op for op in operations})
+    # Operation calls, the control plane's direct call and /health skip FastAPI (simulator.gateway.fast).
+    fast = FastRoutes(store, operations, ControlCalls(store, token))
+    gateway = Gateway(api, mcp_app, store, mcp.session_manager, {op.qualified_name: op for op in operations}, fast)
     return gateway
 
 
@@ -131,7 +138,9 @@ def _http_error(request: Request, exc: HTTPException) -> JSONResponse:
 class Gateway:
     """Routes ``/episodes/{id}/mcp`` to the MCP app (with the episode in the scope), the rest to FastAPI.
 
-    Every request body is read up to ``BODY_LIMIT`` first (``simulator.gateway.body_limit``: past it, 413).
+    Every request body is read up to ``BODY_LIMIT`` first (``simulator.gateway.body_limit``: past it, 413);
+    then the hot paths are answered in plain ASGI (``simulator.gateway.fast``), the MCP path goes to the SDK's
+    session manager and the rest to FastAPI.
     Each MCP session is bound to the episode whose URL opened it: the session id the SDK hands out is
     noted as the response leaves, and a request carrying it at any other episode's path (a call, a
     stream, a DELETE) is refused as an unknown session, so one episode's session never acts in another.
@@ -141,8 +150,8 @@ class Gateway:
     """
 
     def __init__(self, api: FastAPI, mcp_app, store: EpisodeStore, manager=None, operations: dict | None = None,
-                 body_limit: int = BODY_LIMIT):
-        self.api, self.mcp_app, self.store, self.manager = api, mcp_app, store, manager
+                 fast: FastRoutes | None = None, body_limit: int = BODY_LIMIT):
+        self.api, self.mcp_app, self.store, self.manager, self.fast = api, mcp_app, store, manager, fast
         self.operations, self.body_limit = operations or {}, body_limit
         self.sessions: dict[str, str] = {}  # MCP session id -> the episode that opened it
         self.loop: asyncio.AbstractEventLoop | None = None  # set while the server runs
@@ -157,6 +166,8 @@ class Gateway:
         except TooLarge:
             return await refuse(send, self.body_limit)
         if body is None:  # the client went away
+            return None
+        if self.fast is not None and await self.fast.answer(scope, body, send):
             return None
         receive = replaying(body, receive)
         match = _MCP_PATH.match(scope.get("path", ""))
