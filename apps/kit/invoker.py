@@ -41,7 +41,7 @@ def _run(episode: Episode, op: Operation, arguments, surface: Surface, requested
          actor: str | None):
     wall, started = datetime.now(timezone.utc), time.perf_counter()
     now = episode.clock.now()
-    outcome, failure = Outcome(), None
+    failure = None
     try:
         kwargs = op.validate(arguments)
         outcome = episode.call(op, kwargs, actor or episode.actor, now)
