@@ -83,7 +83,7 @@ def _build(schema: Any, defs: dict, seen: frozenset) -> Finder | None:
             found = [f for f in (_build(s, defs, seen) for s in schema[key]) if f is not None]
             if not found:
                 return None
-            return found[0] if len(found) == 1 else (lambda v, found=found: any(f(v) for f in found))
+            return found[0] if len(found) == 1 else _either(found)
     if "const" in schema or "enum" in schema:
         return None
     kind = schema.get("type")
@@ -98,6 +98,10 @@ def _build(schema: Any, defs: dict, seen: frozenset) -> Finder | None:
     if kind == "object" and ("properties" in schema or "additionalProperties" in schema):
         return _object(schema, defs, seen)
     return untyped
+
+
+def _either(found: list[Finder]) -> Finder:
+    return lambda value: any(f(value) for f in found)
 
 
 def _array(item: Finder | None) -> Finder | None:

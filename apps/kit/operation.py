@@ -20,6 +20,7 @@ from apps.kit import docstrings, limits, nonfinite
 from apps.kit.entity import spread
 from apps.kit.errors import Invalid
 
+
 class OperationDefinitionError(TypeError):
     """An operation is not fully typed or documented."""
 

@@ -32,6 +32,7 @@ class Report(BaseModel):
     by_key: dict[str, float] = {}
     aliased: float = Field(0.0, serialization_alias="renamed")
     tree: Tree | None = None
+    either: Line | Tree | None = None
 
 
 class Plain(BaseModel):
@@ -60,6 +61,8 @@ def test_every_place_a_float_can_stand_is_checked():
         (Report(name="r", total=1, by_key={"k": NAN}), ("by_key", "k")),
         (Report(name="r", total=1, aliased=INF), ("aliased",)),
         (Report(name="r", total=1, tree=Tree(value=1, children=[Tree(value=NAN)])), ("tree", "children", 0, "value")),
+        (Report(name="r", total=1, either=Tree(value=INF)), ("either", "value")),
+        (Report(name="r", total=1, either=Line(label="x", amount=NAN)), ("either", "amount")),
     ]
     for model, path in cases:
         data = op.dump(model)
