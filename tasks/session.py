@@ -214,14 +214,15 @@ def _set_clock(episode: Episode, task: Task) -> None:
 
 
 def _connections(episode: Episode, initial: State, opened: list[str]) -> dict[str, sqlite3.Connection]:
-    """The episode's final state: an app it never opened is still its initial state."""
+    """The episode's final state: an app it never opened is still its initial state; one it only read
+    is read where it is shared (``Episode.read_db``), not cloned."""
     out = {}
     for app in episode.apps:
         if app not in opened:
             out[app] = initial.connections[app]
             continue
         try:
-            out[app] = episode.db(app).conn
+            out[app] = episode.read_db(app).conn
         except TypeError:  # the app runs as its own service: read a copy of its state
             out[app] = AppDatabase.from_image(episode.image(app)).conn
     return out

@@ -116,6 +116,15 @@ class Episode:
             raise TypeError(f"{app} runs in a separate service; read its state through digest() or snapshot()")
         return host.database(self.id)
 
+    def read_db(self, app: str) -> AppDatabase:
+        """The app's database to read only (grading, checks): for an app this episode has not written,
+        the world's pristine copy or a fork's parent's, which episodes share, so reading clones nothing
+        (``db`` would copy it first). Never write through it."""
+        host = self.host(app)
+        if not isinstance(host, LocalHost):
+            raise TypeError(f"{app} runs in a separate service; read its state through digest() or snapshot()")
+        return host.shared(self.id)
+
     def image(self, app: str) -> bytes:
         return self.host(app).image(self.id)
 

@@ -41,7 +41,7 @@ def _run(episode: Episode, op: Operation, arguments, surface: Surface, requested
          actor: str | None):
     wall, started = datetime.now(timezone.utc), time.perf_counter()
     now = episode.clock.now()
-    outcome, failure = Outcome(), None
+    failure = None
     try:
         kwargs = op.validate(arguments)
         outcome = episode.call(op, kwargs, actor or episode.actor, now)
@@ -50,14 +50,14 @@ def _run(episode: Episode, op: Operation, arguments, surface: Surface, requested
     except Exception as exc:  # recorded, then re-raised: the step log must show the crash too
         outcome, failure = Outcome(error={"type": "internal", "message": f"{type(exc).__name__}: {exc}"}), exc
     # Every field is built here from checked values: constructing skips re-validating them.
-    step = Step.built(
-        index=len(episode.trajectory), surface=surface, app=op.app, operation=op.name, actor=actor,
-        arguments=recordable(arguments, op.text_limit) if isinstance(arguments, dict) else {},
-        result=outcome.result, error=outcome.error, mutates=op.mutates,
-        state_changed=outcome.error is None and outcome.state_changed,
-        virtual_time=now, wall_time=wall, duration_ms=round((time.perf_counter() - started) * 1000, 3),
-        requested_by=requested_by,
-    )
+    step = Step.complete({
+        "index": len(episode.trajectory), "surface": surface, "app": op.app, "operation": op.name, "actor": actor,
+        "arguments": recordable(arguments, op.text_limit) if isinstance(arguments, dict) else {},
+        "result": outcome.result, "error": outcome.error, "mutates": op.mutates,
+        "state_changed": outcome.error is None and outcome.state_changed,
+        "virtual_time": now, "wall_time": wall, "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+        "requested_by": requested_by,
+    })
     episode.trajectory.append(step)
     if episode.recorder is not None:
         episode.recorder(step)

@@ -9,7 +9,6 @@ missing docstring, argument description or annotation raises ``OperationDefiniti
 from __future__ import annotations
 
 import inspect
-import json
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
@@ -17,11 +16,9 @@ from typing import Any, Callable, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 from pydantic import Field as PydanticField
 
-from apps.kit import docstrings, limits
+from apps.kit import docstrings, limits, nonfinite
 from apps.kit.entity import spread
 from apps.kit.errors import Invalid
-
-_CHECK = json.JSONEncoder(allow_nan=False, check_circular=False)
 
 
 class OperationDefinitionError(TypeError):
@@ -63,9 +60,8 @@ class Operation:
         self.input_model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
         self._result = TypeAdapter(self.result_type)
         self.output_schema, self.wrapped = self._object_schema()
-        # Only a result that may hold a float (or untyped values) is walked for NaN/Infinity on the way out.
-        text = json.dumps(self.output_schema)
-        self._may_hold_floats = any(mark in text for mark in ('"number"', '"additionalProperties": true', "{}"))
+        # Only where a result may hold a float (or untyped values) is it looked at for NaN/Infinity on the way out.
+        self._nonfinite = nonfinite.finder(self._result.json_schema(mode="serialization"))
 
     @property
     def qualified_name(self) -> str:
@@ -100,17 +96,12 @@ class Operation:
             model = self.input_model.model_validate(arguments or {})
         except ValidationError as exc:
             raise invalid_from(exc.errors()) from None
-        return {p.name: getattr(model, p.name) for p in self.params}
+        return model.__dict__   # exactly the parameters (extra="forbid"), in order; the model itself is dropped
 
     def dump(self, result: Any) -> Any:
         data = self._result.dump_python(result, mode="json")
-        if self._may_hold_floats:
-            # The C encoder finds a NaN or Infinity many times faster than walking the result in Python;
-            # only a result that holds one (or cannot be checked so) is walked and rebuilt.
-            try:
-                _CHECK.encode(data)
-            except (ValueError, TypeError, RecursionError):
-                return limits.finite(data)
+        if self._nonfinite is not None and self._nonfinite(data):
+            return limits.finite(data)   # only a result that holds one (or cannot be encoded) is walked and rebuilt
         return data
 
     def openai_tool(self) -> dict:

@@ -120,3 +120,12 @@ def test_the_engine_leaves_no_episode_of_its_own_behind(catalog, task_store):
     started = catalog.start("reply-sam")
     catalog.finish(started.episode)  # learns the allowance on probe episodes of its own, then drops them
     assert [e.id for e in task_store.list()] == [started.episode.id]
+
+
+def test_grading_reads_an_app_the_episode_only_read_without_copying_it(catalog):
+    reward, steps = run(catalog, "outage-minutes", oracle(catalog, "outage-minutes"))
+    assert reward.passed and steps[0].app == "mail" and not steps[0].mutates
+    episode = next(r.episode for r in catalog._runs.values() if r.episode.trajectory[-1] is steps[-1])
+    host = episode.hosts["mail"]
+    assert "mail" in episode.opened and host.shared(episode.id).pristine   # still the world's shared copy
+    assert catalog.finish(episode).passed and host.shared(episode.id).pristine   # grading again copies nothing

@@ -24,6 +24,19 @@ def test_built_equals_model_construct_in_every_way_a_step_is_read():
     assert Trajectory.of(episode).model_dump()["steps"][0] == constructed.model_dump()
 
 
+def test_the_invokers_complete_step_is_the_built_step():
+    complete = Step.complete(dict(FIELDS))
+    assert complete == Step.built(**FIELDS) and complete.__dict__ == Step.model_construct(**FIELDS).__dict__
+    assert complete.model_fields_set == set(FIELDS) and complete.model_dump_json() == Step.built(**FIELDS).model_dump_json()
+
+
+def test_an_invoked_step_holds_every_field_in_order(store, world_dir):
+    from apps.kit.invoker import invoke
+    step = invoke(store.create(str(world_dir)), store.apps["mail"].operations["get_message"], {"message_id": 1}, "rest")
+    assert list(step.__dict__) == list(Step.model_fields) and step.model_fields_set == set(Step.model_fields)
+    assert step == Step.model_construct(**step.__dict__) and Step.model_validate_json(step.model_dump_json()) == step
+
+
 def test_a_step_missing_a_field_is_built_as_model_construct_builds_it():
     partial = {k: v for k, v in FIELDS.items() if k != "requested_by"}
     built = Step.built(**partial)
