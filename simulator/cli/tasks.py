@@ -82,7 +82,7 @@ def generate(world: str = typer.Option("acme", help="World whose mail the questi
     episode = store.create(world, actor)
     info = episode.world.info
     names = {p.email: p.name for p in info.people} | {o.email: o.name for o in info.outsiders}
-    state = State({app: episode.db(app).conn for app in episode.apps})
+    state = State({app: episode.read_db(app).conn for app in episode.apps})
     tasks = gen.questions(state, world, episode.actor, info.timezone, names, count, seed)
     paths = gen.write(tasks, out or SUITES_DIR / f"email-qa-{world}")
     typer.echo(f"wrote {len(paths)} task(s) to {paths[0].parent if paths else out}")
