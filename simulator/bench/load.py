@@ -49,6 +49,13 @@ def rss_mb(pid: int) -> float:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def allocator(pid: int) -> str:
+    """The server's ``PYTHONMALLOC`` (``officeworld up`` sets ``malloc``: ``simulator.store.memory``)."""
+    with open(f"/proc/{pid}/environ", "rb") as f:
+        found = [v for v in f.read().split(b"\0") if v.startswith(b"PYTHONMALLOC=")]
+    return found[-1].split(b"=", 1)[1].decode() if found else "pymalloc"
+
+
 def cpu_s(pid: int) -> float:
     """User plus system CPU seconds of process ``pid``, all its threads."""
     with open(f"/proc/{pid}/stat") as f:
@@ -203,13 +210,18 @@ async def _sampler(pid: int, peak: list[float]) -> None:
         await asyncio.sleep(0.1)
 
 
-async def _each(items, fn, width: int = 32) -> list:
-    """``fn`` over ``items``, ``width`` at a time (setup and teardown, not measured)."""
-    gate = asyncio.Semaphore(width)
+async def _each(items, fn, conns: list[Connection] | None = None) -> list:
+    """``fn(item, conn)`` over ``items``, one at a time on each of ``conns`` (setup and teardown, not measured)."""
+    free: asyncio.Queue = asyncio.Queue()
+    for conn in conns or [None] * 32:
+        free.put_nowait(conn)
 
     async def one(item):
-        async with gate:
-            return await fn(item)
+        conn = await free.get()
+        try:
+            return await fn(item, conn)
+        finally:
+            free.put_nowait(conn)
     return await asyncio.gather(*(one(item) for item in items))
 
 
@@ -228,17 +240,17 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
     peak = [start]
     sampler = asyncio.create_task(_sampler(pid, peak))
 
-    async def create(i: int) -> Agent:
-        response = await pool[i % len(pool)].request("POST", "/v1/episodes", {"world": world})
+    async def create(i: int, conn: Connection) -> Agent:
+        response = await conn.request("POST", "/v1/episodes", {"world": world})
         if response.status != 201 and response.status != 200:
             raise RuntimeError(f"creating an episode answered {response.status}: {response.body[:300]!r}")
         return Agent(url, response.json()["id"])
 
-    async def first_calls(agent: Agent) -> None:   # each app's first call in an episode clones its image
+    async def first_calls(agent: Agent, _) -> None:   # each app's first call in an episode clones its image
         for app, op, args in CALLS[:3:2]:
             await agent.rest(app, op, args)
     clock = time.monotonic()
-    agents = await _each(range(episodes), create)
+    agents = await _each(range(episodes), create, pool)
     setup = {"create_episodes_s": round(time.monotonic() - clock, 2)}
     clock = time.monotonic()
     await _each(agents, first_calls)
@@ -247,23 +259,23 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
     paced["rest"] = await measure(agents, Agent.rest, seconds, pid, rates["rest"])
     saturation["rest"] = await measure(agents, Agent.rest, seconds, pid, None)
     clock = time.monotonic()
-    opened = await _each(agents, Agent.open_mcp)
+    opened = await _each(agents, lambda agent, _: agent.open_mcp())
     setup["open_mcp_sessions_s"] = round(time.monotonic() - clock, 2)
     live = [a for a, ok in zip(agents, opened) if ok]
     paced["mcp"] = await measure(live, Agent.mcp, seconds, pid, rates["mcp"])
     paced["mcp"]["dropped"] += len(agents) - len(live)   # sessions that could not be opened
     saturation["mcp"] = await measure(live, Agent.mcp, seconds, pid, None)
     loaded = rss_mb(pid)
-    await _each(live, Agent.close_mcp)
+    await _each(live, lambda agent, _: agent.close_mcp())
     for agent in agents:   # the agents are gone (their connections closed), as after a training run
         agent.conn.close()
-    await _each(range(len(agents)), lambda i: pool[i % len(pool)].request("DELETE", f"/v1/episodes/{agents[i].episode}"))
+    await _each(agents, lambda agent, conn: conn.request("DELETE", f"/v1/episodes/{agent.episode}"), pool)
     left = (await control.request("GET", "/health")).json()["episodes"]
     for conn in (control, *pool):
         conn.close()
     sampler.cancel()
     after = await _settled(pid, start)
-    memory = {"start": round(start, 1), "peak": round(peak[0], 1), "loaded": round(loaded, 1),
+    memory = {"allocator": allocator(pid), "start": round(start, 1), "peak": round(peak[0], 1), "loaded": round(loaded, 1),
               "after_delete": round(after, 1), "after_vs_start_pct": round((after - start) / start * 100, 1)}
     return {"episodes": episodes, "seconds_per_run": seconds, "calls": [f"{a}.{o}" for a, o, _ in CALLS],
             "setup": setup, "paced": paced, "saturation": saturation, "episodes_left": left, "memory_mb": memory,

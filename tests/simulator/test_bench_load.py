@@ -31,3 +31,21 @@ def test_the_load_run_reports_paced_and_saturation_runs_cpu_and_memory():
     assert set(report["targets_met"]) == {"rest_500_per_s", "mcp_300_per_s", "p99_under_200ms", "no_errors",
                                           "no_dropped_session", "memory_within_10pct"}
     assert not report["targets_met"]["rest_500_per_s"]   # judged on the paced run: 30 calls/s offered is short of 500
+    assert report["memory_mb"]["allocator"] == "malloc"   # officeworld up ran again with PYTHONMALLOC=malloc
+
+
+def test_only_the_serving_commands_run_again_with_the_system_allocator(monkeypatch):
+    from simulator.store import memory
+
+    ran = []
+    monkeypatch.setattr(memory.os, "execve", lambda path, argv, env: ran.append((argv, env["PYTHONMALLOC"])))
+    monkeypatch.delenv("PYTHONMALLOC", raising=False)
+    for argv in (["python", "-m", "simulator.cli", "up", "--world", "acme"], ["python", "/venv/bin/officeworld", "app-service"],
+                 ["python", "-m", "simulator.cli", "bench"], ["python", "/venv/bin/officeworld", "up", "--help"],
+                 ["python", "-m", "pytest", "up"], ["python", "-m", "simulator.cli"]):
+        memory.serve_with_system_malloc(argv)
+    assert ran == [(["python", "-m", "simulator.cli", "up", "--world", "acme"], "malloc"),
+                   (["python", "/venv/bin/officeworld", "app-service"], "malloc")]
+    monkeypatch.setenv("PYTHONMALLOC", "pymalloc")   # the user's choice stands
+    memory.serve_with_system_malloc(["python", "-m", "simulator.cli", "up"])
+    assert len(ran) == 2
