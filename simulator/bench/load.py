@@ -99,8 +99,8 @@ class Agent:
     async def rest(self, app: str, op: str, args: dict) -> bool:
         try:
             response = await self.conn.request("POST", f"/episodes/{self.episode}/api/{app}/{op}", args)
-        except ConnectionLost:
-            raise Dropped from None
+        except ConnectionLost as lost:
+            raise Dropped(str(lost)) from None
         return response.status == 200
 
     async def mcp(self, app: str, op: str, args: dict) -> bool:
@@ -109,10 +109,10 @@ class Agent:
             response = await self.conn.request("POST", f"/episodes/{self.episode}/mcp", {
                 "jsonrpc": "2.0", "id": self.ids, "method": "tools/call",
                 "params": {"name": f"{app}_{op}", "arguments": args}}, self.session)
-        except ConnectionLost:
-            raise Dropped from None   # a client whose request failed on the wire loses its session
+        except ConnectionLost as lost:
+            raise Dropped(str(lost)) from None   # a client whose request failed on the wire loses its session
         if response.status == 404:
-            raise Dropped   # the server no longer knows the session
+            raise Dropped("404: the server no longer knows the session")
         return response.status == 200 and b'"isError":true' not in response.body
 
     def next_call(self) -> tuple[str, str, dict]:
@@ -128,6 +128,7 @@ class Tally:
         self.samples: list[float] = []
         self.lags: list[float] = []
         self.errors = self.dropped = 0
+        self.why: dict[str, int] = {}
 
     async def one(self, agent: Agent, call: Call) -> None:
         started = time.perf_counter()
@@ -156,8 +157,9 @@ async def _saturating(agent: Agent, call: Call, tally: Tally, period: float, unt
 async def _agent(run, agent: Agent, call: Call, tally: Tally, period: float, until: float) -> None:
     try:
         await run(agent, call, tally, period, until)
-    except Dropped:
+    except Dropped as dropped:
         tally.dropped += 1
+        tally.why[str(dropped)[:80]] = tally.why.get(str(dropped)[:80], 0) + 1
 
 
 def _ms(samples: list[float], q: float) -> float | None:
@@ -177,9 +179,12 @@ async def measure(agents: list[Agent], call: Call, seconds: float, pid: int, rat
     wall, client, server = time.monotonic() - clock, time.process_time() - client, cpu_s(pid) - server
     samples, lags, calls = sorted(tally.samples), sorted(tally.lags), len(tally.samples) + tally.errors
     figures = {"offered_per_s": rate} if rate else {}
-    figures |= {"achieved_per_s": round(len(samples) / seconds, 1), "calls": len(samples),
+    # Over the time the calls took: calls still out at the end of the run finish late, and count so.
+    figures |= {"achieved_per_s": round(len(samples) / max(wall, seconds), 1), "calls": len(samples),
                 "p50_ms": _ms(samples, 0.5), "p99_ms": _ms(samples, 0.99), "max_ms": _ms(samples, 1.0),
                 "errors": tally.errors, "dropped": tally.dropped + len(stuck)}
+    if tally.why or stuck:
+        figures["dropped_why"] = tally.why | ({f"no answer {GRACE_S:.0f} s after the run": len(stuck)} if stuck else {})
     if rate:
         figures |= {"late_calls": sum(lag > LATE_S for lag in lags), "send_lag_p99_ms": _ms(lags, 0.99)}
     per_call = 1000 / max(calls, 1)
