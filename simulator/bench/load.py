@@ -15,8 +15,9 @@ for a fixed time, over REST and then over MCP (one session per episode, opened o
 - saturation: each episode calls in a tight loop (closed loop), which measures the most calls/s the
   server gives; with N clients each waiting for its answer, latency is then N / throughput.
 
-Reported per run: offered and achieved calls/s, p50/p99/max latency (send to answer), errors, dropped
-agents (their connection or MCP session was lost), late calls, and the CPU the clients and the server
+Reported per run: offered and achieved calls/s (over the time the calls took, those still out at the
+end included), p50/p99/max latency (send to answer), errors, dropped agents (their connection or MCP
+session was lost; why), late calls, and the CPU the clients and the server
 each spent per call (``time.process_time``; the server's ``/proc/PID/stat``), so the reader sees who
 used the machine; then the server's resident memory at start (world compiled, no episode), at peak and
 after every episode was deleted. ``targets_met`` judges the paced runs. The run stops by itself.
