@@ -31,13 +31,13 @@ import os
 import random
 import secrets
 import time
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable, Sequence
 
 from simulator.bench.served import server_process
 from simulator.bench.wire import Connection, ConnectionLost
 
 # What each agent cycles through (from a random place): reads and a write, over mail and the CRM.
-CALLS = [("mail", "get_message", {"message_id": 1}), ("mail", "search", {"query": "renewal"}),
+CALLS: list[tuple[str, str, dict]] = [("mail", "get_message", {"message_id": 1}), ("mail", "search", {"query": "renewal"}),
          ("crm", "get_opportunity", {"opportunity_id": 1}), ("mail", "star", {"message_ids": [1]})]
 MCP_HEADERS = {"accept": "application/json, text/event-stream"}
 TARGETS = {"rest": 500.0, "mcp": 300.0}   # calls/s with 500 episodes, p99 under 200 ms (issue 14)
@@ -179,7 +179,7 @@ async def measure(agents: list[Agent], call: Call, seconds: float, pid: int, rat
         run.cancel()
     wall, client, server = time.monotonic() - clock, time.process_time() - client, cpu_s(pid) - server
     samples, lags, calls = sorted(tally.samples), sorted(tally.lags), len(tally.samples) + tally.errors
-    figures = {"offered_per_s": rate} if rate else {}
+    figures: dict[str, Any] = {"offered_per_s": rate} if rate else {}
     # Over the time the calls took: calls still out at the end of the run finish late, and count so.
     figures |= {"achieved_per_s": round(len(samples) / max(wall, seconds), 1), "calls": len(samples),
                 "p50_ms": _ms(samples, 0.5), "p99_ms": _ms(samples, 0.99), "max_ms": _ms(samples, 1.0),
@@ -216,10 +216,10 @@ async def _sampler(pid: int, peak: list[float]) -> None:
         await asyncio.sleep(0.1)
 
 
-async def _each(items, fn, conns: list[Connection] | None = None) -> list:
+async def _each(items, fn, conns: Sequence[Connection | None] | None = None) -> list:
     """``fn(item, conn)`` over ``items``, one at a time on each of ``conns`` (setup and teardown, not measured)."""
     free: asyncio.Queue = asyncio.Queue()
-    for conn in conns or [None] * 32:
+    for conn in conns or [None] * 32:   # no connection: ``fn`` brings its own
         free.put_nowait(conn)
 
     async def one(item):

@@ -128,7 +128,7 @@ def _parse_head(head: bytes) -> Response:
 
 
 async def _chunked(reader: asyncio.StreamReader) -> bytes:
-    parts = []
+    parts: list[bytes] = []
     while True:
         size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
         if size == 0:
