@@ -179,15 +179,19 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
           ray: bool = typer.Option(False, "--ray", help="Also rollouts per second in one process and over 1 and 2 "
                                    "Ray actors (starts a local Ray; a few minutes)"),
           load: bool = typer.Option(False, "--load", help="Instead: N concurrent episodes over REST, then MCP, "
-                                    "against a server in its own process (calls/s, p50/p99, errors, memory)"),
+                                    "against a server in its own process: agents paced to a total rate, then "
+                                    "in a tight loop (calls/s, p50/p99, errors, dropped, CPU per call, memory)"),
           episodes: int = typer.Option(500, min=1, help="With --load: concurrent episodes"),
-          seconds: float = typer.Option(10.0, min=0.5, max=600, help="With --load: seconds of calls per surface"),
+          seconds: float = typer.Option(10.0, min=0.5, max=600, help="With --load: seconds of each run "
+                                        "(paced and tight loop, over REST and over MCP)"),
+          rest_rate: float = typer.Option(500.0, min=0.1, help="With --load: calls/s the paced agents offer over REST"),
+          mcp_rate: float = typer.Option(300.0, min=0.1, help="With --load: calls/s the paced agents offer over MCP"),
           live: int = typer.Option(1000, min=0, help="Live episodes in one server (0: leave the figure out)")) -> None:
     """Measure episode create/fork, operation and MCP latencies and memory; print JSON."""
     if load:
         from simulator.bench.load import run as run_load
 
-        print(json.dumps(run_load(world, episodes, seconds), indent=2))
+        print(json.dumps(run_load(world, episodes, seconds, rest_rate, mcp_rate), indent=2))
         return
     from simulator.bench.figures import run
 

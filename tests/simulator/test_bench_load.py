@@ -7,19 +7,45 @@ import sys
 
 from surfaces import ROOT
 
+RUN = {"achieved_per_s", "calls", "p50_ms", "p99_ms", "max_ms", "errors", "dropped",
+       "client_cpu_ms_per_call", "server_cpu_ms_per_call", "client_cpu_pct", "server_cpu_pct"}
 
-def test_the_load_run_reports_throughput_latency_errors_and_memory():
-    done = subprocess.run([sys.executable, "-m", "simulator.cli", "bench", "--load", "--episodes", "3", "--seconds", "1"],
+
+def test_the_load_run_reports_paced_and_saturation_runs_cpu_and_memory():
+    done = subprocess.run([sys.executable, "-m", "simulator.cli", "bench", "--load", "--episodes", "3",
+                           "--seconds", "0.5", "--rest-rate", "30", "--mcp-rate", "20"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)
     assert report["episodes"] == 3 and report["episodes_left"] == 0
-    for surface in ("rest", "mcp"):
-        figures = report[surface]
-        assert figures["calls"] > 0 and figures["errors"] == 0, figures
-        assert set(figures) >= {"calls_per_s", "p50_ms", "p99_ms"}
-    assert report["mcp"]["dropped_sessions"] == 0
+    for kind in ("paced", "saturation"):
+        for surface in ("rest", "mcp"):
+            figures = report[kind][surface]
+            assert set(figures) >= RUN, (kind, surface, figures)
+            assert figures["calls"] > 0 and figures["errors"] == 0 and figures["dropped"] == 0, (kind, surface, figures)
+            assert figures["server_cpu_ms_per_call"] > 0 and figures["client_cpu_ms_per_call"] > 0
+    assert report["paced"]["rest"]["offered_per_s"] == 30 and report["paced"]["mcp"]["offered_per_s"] == 20
+    assert {"late_calls", "send_lag_p99_ms"} <= set(report["paced"]["mcp"])
     assert set(report["memory_mb"]) >= {"start", "peak", "after_delete", "after_vs_start_pct"}
     assert report["memory_mb"]["peak"] >= report["memory_mb"]["start"] > 0
-    assert set(report["targets_met"]) == {"rest_500_per_s", "mcp_300_per_s", "p99_under_200ms",
+    assert set(report["targets_met"]) == {"rest_500_per_s", "mcp_300_per_s", "p99_under_200ms", "no_errors",
                                           "no_dropped_session", "memory_within_10pct"}
+    assert not report["targets_met"]["rest_500_per_s"]   # judged on the paced run: 30 calls/s offered is short of 500
+    assert report["memory_mb"]["allocator"] == "malloc"   # officeworld up ran again with PYTHONMALLOC=malloc
+
+
+def test_only_the_serving_commands_run_again_with_the_system_allocator(monkeypatch):
+    from simulator.store import memory
+
+    ran = []
+    monkeypatch.setattr(memory.os, "execve", lambda path, argv, env: ran.append((argv, env["PYTHONMALLOC"])))
+    monkeypatch.delenv("PYTHONMALLOC", raising=False)
+    for argv in (["python", "-m", "simulator.cli", "up", "--world", "acme"], ["python", "/venv/bin/officeworld", "app-service"],
+                 ["python", "-m", "simulator.cli", "bench"], ["python", "/venv/bin/officeworld", "up", "--help"],
+                 ["python", "-m", "pytest", "up"], ["python", "-m", "simulator.cli"]):
+        memory.serve_with_system_malloc(argv)
+    assert ran == [(["python", "-m", "simulator.cli", "up", "--world", "acme"], "malloc"),
+                   (["python", "/venv/bin/officeworld", "app-service"], "malloc")]
+    monkeypatch.setenv("PYTHONMALLOC", "pymalloc")   # the user's choice stands
+    memory.serve_with_system_malloc(["python", "-m", "simulator.cli", "up"])
+    assert len(ran) == 2
