@@ -75,9 +75,11 @@ class BridgeApp:
         query = request.scope["query_string"].decode("latin-1")
         url = self.upstream + target + (f"?{query}" if query else "")
         body = request.stream() if request.method not in ("GET", "HEAD", "OPTIONS") else None
+        client = self.client
+        assert client is not None  # made at lifespan startup, before any request
         try:
-            upstream = await self.client.send(
-                self.client.build_request(request.method, url, headers=headers, content=body), stream=True)
+            upstream = await client.send(
+                client.build_request(request.method, url, headers=headers, content=body), stream=True)
         except httpx.HTTPError as exc:
             return _error(502, "unavailable", f"the bridge cannot reach the server ({type(exc).__name__}: {exc})")
         kept = {k: v for k, v in upstream.headers.items() if k.lower() not in _HOP_BY_HOP | {"content-encoding"}}
@@ -92,7 +94,8 @@ class BridgeApp:
                                                 trust_env=False)
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                await self.client.aclose()
+                if self.client is not None:
+                    await self.client.aclose()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -103,11 +106,11 @@ class Bridge:
 
     def __init__(self, address: Path | tuple[str, int], upstream: str, prefixes: list[str]):
         self.socket_path = Path(address) if not isinstance(address, tuple) else None
-        where = {"uds": str(self.socket_path)} if self.socket_path is not None else {
-            "host": address[0], "port": address[1]}
+        host, port = address if isinstance(address, tuple) else ("127.0.0.1", 8000)   # uvicorn's defaults
         # h11, not httptools: it hands the request target over as sent, so absolute forms can be refused.
         config = uvicorn.Config(BridgeApp(upstream, prefixes), http="h11", lifespan="on", log_level="warning",
-                                access_log=False, timeout_graceful_shutdown=2, **where)
+                                access_log=False, timeout_graceful_shutdown=2, host=host, port=port,
+                                uds=None if self.socket_path is None else str(self.socket_path))
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, daemon=True)
 

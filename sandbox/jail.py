@@ -28,6 +28,13 @@ class Limits:
     wall_seconds: float = 60.0
 
 
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        raise RuntimeError(f"{name} is not installed (apt-get install bubblewrap util-linux)")
+    return found
+
+
 def unavailable_reason() -> str | None:
     """``None`` when bubblewrap can build a jail here, else why not (its exact complaint)."""
     bwrap, prlimit = shutil.which("bwrap"), shutil.which("prlimit")
@@ -64,8 +71,8 @@ class Jail:
                               timeout=timeout or self.limits.wall_seconds, stdin=subprocess.DEVNULL)
 
     def command(self, argv: list[str]) -> list[str]:
-        limits = [shutil.which("prlimit"), f"--cpu={self.limits.cpu_seconds}", f"--as={self.limits.memory_bytes}"]
-        return [*limits, "--", shutil.which("bwrap"), *self._bwrap_args(), "--", *argv]
+        limits = [_tool("prlimit"), f"--cpu={self.limits.cpu_seconds}", f"--as={self.limits.memory_bytes}"]
+        return [*limits, "--", _tool("bwrap"), *self._bwrap_args(), "--", *argv]
 
     def _bwrap_args(self) -> list[str]:
         args = ["--unshare-all", "--die-with-parent", "--new-session", "--uid", "1000", "--gid", "1000",

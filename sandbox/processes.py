@@ -54,7 +54,7 @@ class ProcessesBackend(Backend):
 
     def start(self) -> None:
         """Start every service, a wave at a time, each wave once the services it needs are healthy."""
-        pending, ready = {s.name: s for s in self.services}, set()
+        pending, ready = {s.name: s for s in self.services}, set[str]()
         while pending:
             wave = [s for s in pending.values() if set(s.depends_on) <= ready]
             if not wave:
@@ -84,7 +84,8 @@ class ProcessesBackend(Backend):
             proc.wait(timeout)
 
     def environment(self, service: Service) -> dict[str, str]:
-        settings = self.project.extensions.get("x-sandbox") or {}
+        found = self.project.extensions.get("x-sandbox")
+        settings = found if isinstance(found, dict) else {}
         env = {**os.environ, **service.environment}
         for value_key, value in list(env.items()):
             env[value_key] = self._rewrite_urls(value)
@@ -129,6 +130,7 @@ class ProcessesBackend(Backend):
 
     def _healthy(self, service: Service) -> bool:
         check = service.healthcheck
+        assert check is not None  # only a service with a healthcheck is polled (_wait_healthy)
         argv = ["sh", "-c", check.test[1]] if check.test[0] == "CMD-SHELL" else _local(check.test[1:])
         try:
             done = subprocess.run(argv, cwd=self.workdir, env=self.environment(service), timeout=check.timeout,
