@@ -55,6 +55,7 @@ class CrmBuilder:
         self.data = CrmData()
         self.outsiders: list[Outsider] = []
         self.names: set[str] = set()
+        self.contacts_of: dict[str, list[str]] = {}  # account key -> its contacts' keys, in order
         self.now = info.now
 
     def when(self, days_back: int) -> datetime:
@@ -107,6 +108,7 @@ class CrmBuilder:
         title = self.fake.job()
         self.data.contacts[key] = ContactRecord(account=account, first_name=first, last_name=last, title=title,
                                                 email=email, phone=self.fake.phone_number(), created=self.when(600))
+        self.contacts_of.setdefault(account, []).append(key)
         self.outsiders.append(Outsider(name=f"{first} {last}", email=email, organisation=company, title=title))
 
     def lead(self) -> None:
@@ -147,7 +149,7 @@ class CrmBuilder:
         return [HistoryEntry(field="stage", old="Prospecting", new=stage, by=owner, at=at)]
 
     def case(self, account: str) -> None:
-        contacts = [k for k, c in self.data.contacts.items() if c.account == account]
+        contacts = self.contacts_of.get(account, [])
         status = self.rng.choice(["New", "Working", "Escalated", "Closed", "Closed"])
         created = self.when(120)
         subject = self.rng.choice(CASE_TOPICS)

@@ -38,6 +38,9 @@ class DocsBuilder:
         self.teams: dict[str, list[str]] = {}
         for p in info.people:
             self.teams.setdefault(p.team, []).append(p.email)
+        self.opps_of: dict[str, list[Any]] = {}  # account key -> its opportunities, in the CRM's order
+        for opp in (crm.opportunities.values() if crm is not None else ()):
+            self.opps_of.setdefault(opp.account, []).append(opp)
 
     def build(self, target: int, told: list[Item] | tuple[Item, ...] = ()) -> DocsData:
         """The workspace: ``told`` (the stories' documents) first, then filler up to ``target`` items."""
@@ -81,7 +84,7 @@ class DocsBuilder:
                  folder="Pipeline", type="spreadsheet")
 
     def account_plan(self, key: str, account: Any) -> None:
-        opps = [o for o in self.crm.opportunities.values() if o.account == key]
+        opps = self.opps_of.get(key, [])
         lines = [f"# Account plan: {account.name}", "", f"Owner: {account.owner}  ", f"Industry: {account.industry}",
                  "", "## Opportunities", ""]
         when = self.when(self.rng.randint(2, 200))
