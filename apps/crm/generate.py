@@ -34,6 +34,7 @@ from apps.crm.records import (
     TaskRecord,
 )
 from worlds.generate.people import slug, unique_email
+from worlds.generate.text import paragraph
 from worlds.model import Outsider, WorldInfo
 
 if TYPE_CHECKING:
@@ -155,7 +156,7 @@ class CrmBuilder:
         subject = self.rng.choice(CASE_TOPICS)
         self.data.cases[self.key(f"{account}-{subject}", self.data.cases)] = CaseRecord(
             subject=subject, owner=self.rng.choice(self.support), account=account, contact=self.rng.choice(contacts),
-            description=self.fake.paragraph(nb_sentences=2), status=status,
+            description=paragraph(self.fake, 2), status=status,
             priority=self.rng.choice(CASE_PRIORITIES), origin=self.rng.choice(CASE_ORIGINS), created=created,
             closed=min(created + timedelta(days=self.rng.randint(1, 9)), self.now) if status == "Closed" else None)
 
@@ -171,7 +172,7 @@ class CrmBuilder:
         related, owner = self.related()
         self.data.notes[f"note-{len(self.data.notes) + 1}"] = NoteRecord(
             related=related, owner=owner, title=self.fake.sentence(nb_words=5).rstrip("."),
-            body=self.fake.paragraph(nb_sentences=3), created=self.when(90))
+            body=paragraph(self.fake, 3), created=self.when(90))
 
     def task(self) -> None:
         related, owner = self.related()

@@ -115,7 +115,7 @@ class MailBuilder:
         members = self.members[team]
         people = self.rng.sample(members, min(len(members), self.rng.randint(2, 4)))
         subject = self.rng.choice(text.INTERNAL_TOPICS).format(team=team, quarter=self.rng.randint(1, 4))
-        bodies = [self.fake.paragraph(nb_sentences=3) for _ in range(self.rng.randint(1, 5))]
+        bodies = [text.paragraph(self.fake, 3) for _ in range(self.rng.randint(1, 5))]
         self.thread(thread, people, subject, bodies, self.now - timedelta(days=self.rng.randint(1, 365)), room)
 
     def quote_csv(self, key: str, opp) -> Attachment:
