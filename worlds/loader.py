@@ -105,10 +105,11 @@ def content_hash(root: Path, memo: Path | None = None) -> str:
         kept = None
     if isinstance(kept, dict) and kept.get("stamp") == stamp and isinstance(kept.get("digest"), str):
         return kept["digest"]
-    digest = hashlib.sha256()
+    digest, base = hashlib.sha256(), str(root)
     for rel, _ in files:
         digest.update(rel.encode() + b"\0")
-        digest.update(hashlib.sha256((root / rel).read_bytes()).digest())
+        with open(os.path.join(base, rel), "rb") as f:
+            digest.update(hashlib.sha256(f.read()).digest())
     newest = max((max(s.st_mtime_ns, s.st_ctime_ns) for _, s in files), default=0)
     if memo and newest < (time.time() - _SETTLED_S) * 1e9:
         _keep(memo, {"root": str(root), "stamp": stamp, "digest": digest.hexdigest()})

@@ -68,11 +68,15 @@ def test_the_digest_is_the_full_read_and_is_kept(folder, tmp_path, monkeypatch):
     assert content_hash(folder, memo) == _full_digest(folder)
     assert memo.is_file()
 
-    def no_reading(self):
-        raise AssertionError(f"{self} was read again")
+    def no_reading(path, *args, **kwargs):
+        raise AssertionError(f"{path} was read again")
 
-    monkeypatch.setattr(Path, "read_bytes", no_reading)
-    assert content_hash(folder, memo) == content_hash(folder, memo)
+    kept = content_hash(folder, memo)
+    monkeypatch.setattr(loader, "open", no_reading, raising=False)  # the loader's files are opened with open()
+    assert content_hash(folder, memo) == kept
+    memo.unlink()
+    with pytest.raises(AssertionError, match="read again"):
+        content_hash(folder, memo)
 
 
 @pytest.mark.parametrize("change", ["same size, time put back", "a file added", "a file removed", "renamed"])
