@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from worlds.gcpause import paused
 from worlds.lines import Lines, pydantic_problems, read_yaml
 from worlds.model import World, WorldInfo
 from worlds.sections import Sections, load_sections
@@ -71,7 +72,8 @@ def load_world(name_or_path: str | Path, sections: Sections | None = None, diges
     info = _load_info(root, problems)
     if info is None:
         raise WorldError(root, problems)
-    own = load_sections(root, info, sections or {}, problems)
+    with paused():  # every record read stays alive in the world: nothing for the collector to find
+        own = load_sections(root, info, sections or {}, problems)
     if problems:
         raise WorldError(root, problems)
     return World(root=root, info=info, content_hash=digest or content_hash(root), sections=own)

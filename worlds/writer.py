@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
+from worlds.gcpause import paused
 from worlds.model import World, WorldInfo
 from worlds.sections import Sections
 
@@ -54,11 +55,27 @@ class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[mi
             return ScalarNode(_NULL, "null", style=self.default_style)
         return super().represent_data(data)
 
+    def resolve(self, kind, value, implicit):
+        """The resolver's tag for a scalar, worked out once per value and file (owners, stages and dates
+        repeat throughout a world's YAML; the emitter asks twice for each scalar it writes)."""
+        if kind is not ScalarNode or self.yaml_path_resolvers:
+            return super().resolve(kind, value, implicit)
+        key = (value, implicit)
+        tag = self._resolved.get(key)
+        if tag is None:
+            tag = self._resolved[key] = super().resolve(kind, value, implicit)
+        return tag
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._resolved: dict = {}
+
 
 def dump_yaml(data, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110),
-                    encoding="utf-8")
+    with paused():  # the node tree of a large file: alive until written, nothing for the collector to find
+        text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)
+    path.write_text(text, encoding="utf-8")
 
 
 def write_world(world: World, out: Path, sections: Sections | None = None) -> Path:

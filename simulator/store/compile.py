@@ -16,6 +16,7 @@ from apps.kit import App
 from apps.kit.settings import settings
 from simulator.store.registry import world_sections
 from worlds import content_hash, load_world
+from worlds.gcpause import paused
 from worlds.model import World
 
 
@@ -49,7 +50,8 @@ def _path(directory: Path, world_name: str, world_hash: str, app: App) -> Path:
 
 def _build(world: World, app: App, path: Path) -> bytes:
     directory = path.parent
-    image = app.build(world).image()
+    with paused():  # the rows of a large world's tables: alive until written, nothing to collect
+        image = app.build(world).image()
     try:
         directory.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.tmp")

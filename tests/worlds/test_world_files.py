@@ -107,3 +107,27 @@ def test_fresh_files_are_digested_but_not_kept(tmp_path, monkeypatch):
     memo = tmp_path / "memo.json"
     assert content_hash(root, memo) == _full_digest(root)
     assert not memo.exists()
+
+
+def test_the_collector_is_paused_inside_and_left_as_found():
+    import gc
+
+    from worlds.gcpause import paused
+
+    assert gc.isenabled()
+    with paused():
+        assert not gc.isenabled()
+        with paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused():
+            pass
+        assert not gc.isenabled()  # the caller's choice is kept
+    finally:
+        gc.enable()
+    with pytest.raises(ValueError), paused():
+        raise ValueError("an error inside")
+    assert gc.isenabled()
