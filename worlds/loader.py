@@ -121,24 +121,31 @@ def content_hash(root: Path, memo: Path | None = None) -> str:
 
 def _files(root: Path) -> list[tuple[str, os.stat_result]]:
     """Every file under ``root`` (links followed to files, not into folders; ``__pycache__`` left out)
-    as ``(path from root, stat)``, in the order of their sorted ``Path``s."""
-    if "__pycache__" in root.parts:
-        return []
-    found = []
-    for here, folders, names in os.walk(root):
-        inside = os.path.relpath(here, root).replace(os.sep, "/")
-        prefix = "" if inside == "." else inside + "/"
-        if "__pycache__" in prefix.split("/"):
-            continue
-        for name in names:
-            try:
-                info = os.stat(os.path.join(here, name))
-            except OSError:
-                continue
-            if stat.S_ISREG(info.st_mode):
-                found.append((prefix + name, info))
-    found.sort(key=lambda item: item[0].split("/"))
+    as ``(path from root, stat)``, in the order of their sorted ``Path``s: each folder's entries by name,
+    a sub-folder's files where its name falls."""
+    found: list[tuple[str, os.stat_result]] = []
+    if "__pycache__" not in root.parts:
+        _walk(str(root), "", found)
     return found
+
+
+def _walk(folder: str, prefix: str, found: list) -> None:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name == "__pycache__":
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            _walk(entry.path, prefix + entry.name + "/", found)
+            continue
+        try:
+            info = entry.stat()
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            found.append((prefix + entry.name, info))
 
 
 def _memo_for(root: Path) -> Path | None:
