@@ -13,11 +13,17 @@ Loading never stops at the first problem: ``WorldError.problems`` lists them all
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import re
+import stat
+import time
+from collections import Counter
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from worlds.gcpause import paused
 from worlds.lines import Lines, pydantic_problems, read_yaml
 from worlds.model import World, WorldInfo
 from worlds.sections import Sections, load_sections
@@ -25,6 +31,7 @@ from worlds.sections import Sections, load_sections
 WORLDS_DIR = Path(__file__).parent
 # ``generated-m`` or ``generated-l-7``: a generated world (size, seed), written on first use and cached.
 _GENERATED = re.compile(r"^generated-(?P<size>s|m|l|xl)(?:-(?P<seed>\d+))?$")
+_SETTLED_S = 1.0  # a digest is kept only for files unchanged this long (file times are coarse)
 
 
 class WorldError(ValueError):
@@ -57,19 +64,20 @@ def find_world(name_or_path: str | Path, sections: Sections | None = None) -> Pa
                             "generated-<s|m|l|xl>[-<seed>])"])
 
 
-def load_world(name_or_path: str | Path, sections: Sections | None = None) -> World:
+def load_world(name_or_path: str | Path, sections: Sections | None = None, digest: str | None = None) -> World:
     """Load and check a world; raise ``WorldError`` listing every problem if anything is wrong.
-    ``sections`` are the world sections of apps that bring their own (``worlds.sections``)."""
+    ``sections`` are the world sections of apps that bring their own (``worlds.sections``); ``digest``
+    is the folder's ``content_hash`` where the caller has just computed it."""
     root = find_world(name_or_path, sections)
     problems: list[str] = []
     info = _load_info(root, problems)
     if info is None:
         raise WorldError(root, problems)
-    own = load_sections(root, info, sections or {}, problems)
+    with paused():  # every record read stays alive in the world: nothing for the collector to find
+        own = load_sections(root, info, sections or {}, problems)
     if problems:
         raise WorldError(root, problems)
-    return World(root=root, info=info, content_hash=content_hash(root),
-                 sections=own)
+    return World(root=root, info=info, content_hash=digest or content_hash(root), sections=own)
 
 
 def load_info(name_or_path: str | Path, sections: Sections | None = None) -> tuple[Path, WorldInfo]:
@@ -83,13 +91,82 @@ def load_info(name_or_path: str | Path, sections: Sections | None = None) -> tup
     return root, info
 
 
-def content_hash(root: Path) -> str:
-    """A digest of every file in the world folder: equal digests mean equal worlds."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+def content_hash(root: Path, memo: Path | None = None) -> str:
+    """A digest of every file in the world folder: equal digests mean equal worlds.
+
+    The digest is kept in ``memo`` (default: a file under the compiled-world cache) with each file's
+    size, times and inode, as git's index keeps them: while none of them changed, the files are not
+    read again, so a server starts on a large compiled world without reading it. Kept only when every
+    file is older than a second, so a file changed later always shows a newer time."""
+    files = _files(root)
+    stamp = hashlib.sha256("\n".join(f"{rel}\0{s.st_size}:{s.st_mtime_ns}:{s.st_ctime_ns}:{s.st_ino}"
+                                      for rel, s in files).encode()).hexdigest()
+    memo = memo or _memo_for(root)
+    try:
+        kept = json.loads(memo.read_text()) if memo else None
+    except (OSError, ValueError):
+        kept = None
+    if isinstance(kept, dict) and kept.get("stamp") == stamp and isinstance(kept.get("digest"), str):
+        return kept["digest"]
+    digest, base = hashlib.sha256(), str(root)
+    for rel, _ in files:
+        digest.update(rel.encode() + b"\0")
+        with open(os.path.join(base, rel), "rb") as f:
+            digest.update(hashlib.sha256(f.read()).digest())
+    newest = max((max(s.st_mtime_ns, s.st_ctime_ns) for _, s in files), default=0)
+    if memo and newest < (time.time() - _SETTLED_S) * 1e9:
+        _keep(memo, {"root": str(root), "stamp": stamp, "digest": digest.hexdigest()})
     return digest.hexdigest()
+
+
+def _files(root: Path) -> list[tuple[str, os.stat_result]]:
+    """Every file under ``root`` (links followed to files, not into folders; ``__pycache__`` left out)
+    as ``(path from root, stat)``, in the order of their sorted ``Path``s: each folder's entries by name,
+    a sub-folder's files where its name falls."""
+    found: list[tuple[str, os.stat_result]] = []
+    if "__pycache__" not in root.parts:
+        _walk(str(root), "", found)
+    return found
+
+
+def _walk(folder: str, prefix: str, found: list) -> None:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name == "__pycache__":
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            _walk(entry.path, prefix + entry.name + "/", found)
+            continue
+        try:
+            info = entry.stat()
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            found.append((prefix + entry.name, info))
+
+
+def _memo_for(root: Path) -> Path | None:
+    """Where the digest of ``root`` is kept: the compiled-world cache, by the folder's resolved path."""
+    try:
+        from apps.kit.settings import settings
+
+        where = str(root.resolve())
+        return settings().cache / "hashes" / (hashlib.sha256(where.encode()).hexdigest()[:24] + ".json")
+    except (ImportError, ValueError, OSError):  # no settings (a bad environment variable): no memo
+        return None
+
+
+def _keep(memo: Path, kept: dict) -> None:
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        partial = memo.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps(kept))
+        partial.replace(memo)
+    except OSError:
+        pass  # a read-only cache only costs reading the world again next time
 
 
 def _load_info(root: Path, problems: list[str]) -> WorldInfo | None:
@@ -104,13 +181,13 @@ def _load_info(root: Path, problems: list[str]) -> WorldInfo | None:
 
 
 def _check_people(info: WorldInfo, lines: Lines, problems: list[str]) -> None:
-    emails = [p.email for p in info.people]
-    outsiders = [o.email for o in info.outsiders]
+    emails = Counter(p.email for p in info.people)
+    outsiders = Counter(o.email for o in info.outsiders)  # an xl world has thousands: counted once
     for i, person in enumerate(info.people):
         at = lines.at("world.yaml", ("people", i))
         if person.email != person.email.lower():
             problems.append(f"{at}: {person.email}: addresses are written in lower case")
-        if emails.count(person.email) > 1:
+        if emails[person.email] > 1:
             problems.append(f"{at}: {person.email} appears more than once in people")
         if person.manager and person.manager not in emails:
             problems.append(f"{lines.at('world.yaml', ('people', i, 'manager'))}: {person.email}: manager "
@@ -121,7 +198,7 @@ def _check_people(info: WorldInfo, lines: Lines, problems: list[str]) -> None:
         at = lines.at("world.yaml", ("outsiders", i))
         if outsider.email != outsider.email.lower():
             problems.append(f"{at}: {outsider.email}: addresses are written in lower case")
-        if outsider.email in emails or outsiders.count(outsider.email) > 1:
+        if outsider.email in emails or outsiders[outsider.email] > 1:
             problems.append(f"{at}: outsider {outsider.email} is declared twice (or is also a person)")
     if info.default_actor not in emails:
         problems.append(f"{lines.at('world.yaml', ('default_actor',))}: default_actor {info.default_actor} "

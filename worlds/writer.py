@@ -10,17 +10,72 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
+from worlds.gcpause import paused
 from worlds.model import World, WorldInfo
 from worlds.sections import Sections
 
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_STR, _INT, _BOOL, _NULL = (f"tag:yaml.org,2002:{name}" for name in ("str", "int", "bool", "null"))
+_MAP, _SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """The safe dumper (libyaml's emitter where installed) with the node tree of plain data built in one
+    short function: the same nodes ``SafeRepresenter`` builds (aliases for a dict or list met twice
+    included), at a fraction of its cost on a world's CRM and docs. Anything else goes to it."""
+
+    def represent_data(self, data):
+        kind = type(data)
+        if kind is str:
+            return ScalarNode(_STR, data, style=self.default_style)
+        if kind is dict or kind is list:
+            if self.default_flow_style is None or self.sort_keys:  # block style decided per node: the long way
+                return super().represent_data(data)
+            node = self.represented_objects.get(id(data))
+            if node is not None:
+                return node
+            self.object_keeper.append(data)
+            value: list = []
+            if kind is dict:
+                node = MappingNode(_MAP, value, flow_style=self.default_flow_style)
+                self.represented_objects[id(data)] = node
+                represent = self.represent_data
+                value.extend((represent(k), represent(v)) for k, v in data.items())
+            else:
+                node = SequenceNode(_SEQ, value, flow_style=self.default_flow_style)
+                self.represented_objects[id(data)] = node
+                value.extend(map(self.represent_data, data))
+            return node
+        if kind is int:
+            return ScalarNode(_INT, str(data), style=self.default_style)
+        if kind is bool:
+            return ScalarNode(_BOOL, "true" if data else "false", style=self.default_style)
+        if data is None:
+            return ScalarNode(_NULL, "null", style=self.default_style)
+        return super().represent_data(data)
+
+    def resolve(self, kind, value, implicit):
+        """The resolver's tag for a scalar, worked out once per value and file (owners, stages and dates
+        repeat throughout a world's YAML; the emitter asks twice for each scalar it writes)."""
+        if kind is not ScalarNode or self.yaml_path_resolvers:
+            return super().resolve(kind, value, implicit)
+        key = (value, implicit)
+        tag = self._resolved.get(key)
+        if tag is None:
+            tag = self._resolved[key] = super().resolve(kind, value, implicit)
+        return tag
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._resolved: dict = {}
 
 
 def dump_yaml(data, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110),
-                    encoding="utf-8")
+    with paused():  # the node tree of a large file: alive until written, nothing for the collector to find
+        text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)
+    path.write_text(text, encoding="utf-8")
 
 
 def write_world(world: World, out: Path, sections: Sections | None = None) -> Path:

@@ -34,6 +34,7 @@ from apps.crm.records import (
     TaskRecord,
 )
 from worlds.generate.people import slug, unique_email
+from worlds.generate.text import paragraph
 from worlds.model import Outsider, WorldInfo
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ class CrmBuilder:
         self.data = CrmData()
         self.outsiders: list[Outsider] = []
         self.names: set[str] = set()
+        self.contacts_of: dict[str, list[str]] = {}  # account key -> its contacts' keys, in order
         self.now = info.now
 
     def when(self, days_back: int) -> datetime:
@@ -107,6 +109,7 @@ class CrmBuilder:
         title = self.fake.job()
         self.data.contacts[key] = ContactRecord(account=account, first_name=first, last_name=last, title=title,
                                                 email=email, phone=self.fake.phone_number(), created=self.when(600))
+        self.contacts_of.setdefault(account, []).append(key)
         self.outsiders.append(Outsider(name=f"{first} {last}", email=email, organisation=company, title=title))
 
     def lead(self) -> None:
@@ -147,13 +150,13 @@ class CrmBuilder:
         return [HistoryEntry(field="stage", old="Prospecting", new=stage, by=owner, at=at)]
 
     def case(self, account: str) -> None:
-        contacts = [k for k, c in self.data.contacts.items() if c.account == account]
+        contacts = self.contacts_of.get(account, [])
         status = self.rng.choice(["New", "Working", "Escalated", "Closed", "Closed"])
         created = self.when(120)
         subject = self.rng.choice(CASE_TOPICS)
         self.data.cases[self.key(f"{account}-{subject}", self.data.cases)] = CaseRecord(
             subject=subject, owner=self.rng.choice(self.support), account=account, contact=self.rng.choice(contacts),
-            description=self.fake.paragraph(nb_sentences=2), status=status,
+            description=paragraph(self.fake, 2), status=status,
             priority=self.rng.choice(CASE_PRIORITIES), origin=self.rng.choice(CASE_ORIGINS), created=created,
             closed=min(created + timedelta(days=self.rng.randint(1, 9)), self.now) if status == "Closed" else None)
 
@@ -169,7 +172,7 @@ class CrmBuilder:
         related, owner = self.related()
         self.data.notes[f"note-{len(self.data.notes) + 1}"] = NoteRecord(
             related=related, owner=owner, title=self.fake.sentence(nb_words=5).rstrip("."),
-            body=self.fake.paragraph(nb_sentences=3), created=self.when(90))
+            body=paragraph(self.fake, 3), created=self.when(90))
 
     def task(self) -> None:
         related, owner = self.related()

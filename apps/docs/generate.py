@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 from faker import Faker
 
 from apps.docs.world import Comment, DocsData, Item, SharedDrive
+from worlds.generate.text import paragraph
 from worlds.model import WorldInfo
 
 
@@ -38,6 +39,9 @@ class DocsBuilder:
         self.teams: dict[str, list[str]] = {}
         for p in info.people:
             self.teams.setdefault(p.team, []).append(p.email)
+        self.opps_of: dict[str, list[Any]] = {}  # account key -> its opportunities, in the CRM's order
+        for opp in (crm.opportunities.values() if crm is not None else ()):
+            self.opps_of.setdefault(opp.account, []).append(opp)
 
     def build(self, target: int, told: list[Item] | tuple[Item, ...] = ()) -> DocsData:
         """The workspace: ``told`` (the stories' documents) first, then filler up to ``target`` items."""
@@ -81,13 +85,13 @@ class DocsBuilder:
                  folder="Pipeline", type="spreadsheet")
 
     def account_plan(self, key: str, account: Any) -> None:
-        opps = [o for o in self.crm.opportunities.values() if o.account == key]
+        opps = self.opps_of.get(key, [])
         lines = [f"# Account plan: {account.name}", "", f"Owner: {account.owner}  ", f"Industry: {account.industry}",
                  "", "## Opportunities", ""]
         when = self.when(self.rng.randint(2, 200))
         lines += [f"- {o.name}: {o.stage}, ${amount_at(o, when):,.0f}, closes {o.close_date}" for o in opps
                   if not o.created or o.created < when] or ["- none open"]
-        lines += ["", "## Notes", "", self.fake.paragraph(nb_sentences=4), ""]
+        lines += ["", "## Notes", "", paragraph(self.fake, 4), ""]
         n = len(self.items)
         item = self.add(f"{account.name} account plan", f"files/accounts/{key}-{n}.md", "\n".join(lines),
                         account.owner, when, drive="Sales", folder=f"Accounts/{account.name[:40]}")
@@ -104,7 +108,7 @@ class DocsBuilder:
 
     def meeting_notes(self) -> None:
         person = self.rng.choice(self.info.people)
-        body = f"# {self.fake.catch_phrase()}\n\nAttendees: {person.name}\n\n{self.fake.paragraph(nb_sentences=5)}\n"
+        body = f"# {self.fake.catch_phrase()}\n\nAttendees: {person.name}\n\n{paragraph(self.fake, 5)}\n"
         self.add(f"Meeting notes {len(self.items)}", f"files/notes/{len(self.items)}.md", body, person.email,
                  self.rng.randint(1, 300), owner=person.email, folder="Meetings",
                  shared=self.share(person.email, person.team))

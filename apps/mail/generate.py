@@ -37,6 +37,9 @@ class MailBuilder:
         self.opps = list(crm.opportunities.items()) if crm else []
         self.cases = list(crm.cases.items()) if crm else []
         self.people = {p.email for p in info.people}
+        teams = sorted({p.team for p in info.people})
+        self.members = {t: [p.email for p in info.people if p.team == t] for t in teams}
+        self.talking = [t for t in teams if len(self.members[t]) > 1]  # teams with someone to talk to
         self.told: set[str] = set()  # opportunities and cases a story is about: the filler leaves them alone
         self.threads = 0
         self.contacts_of: dict[str, list[str]] = {}
@@ -108,12 +111,11 @@ class MailBuilder:
                     [opener, *replies], start, room)
 
     def internal(self, thread: str, room: int) -> None:
-        teams = sorted({p.team for p in self.info.people})
-        team = self.rng.choice([t for t in teams if sum(p.team == t for p in self.info.people) > 1])
-        members = [p.email for p in self.info.people if p.team == team]
+        team = self.rng.choice(self.talking)
+        members = self.members[team]
         people = self.rng.sample(members, min(len(members), self.rng.randint(2, 4)))
         subject = self.rng.choice(text.INTERNAL_TOPICS).format(team=team, quarter=self.rng.randint(1, 4))
-        bodies = [self.fake.paragraph(nb_sentences=3) for _ in range(self.rng.randint(1, 5))]
+        bodies = [text.paragraph(self.fake, 3) for _ in range(self.rng.randint(1, 5))]
         self.thread(thread, people, subject, bodies, self.now - timedelta(days=self.rng.randint(1, 365)), room)
 
     def quote_csv(self, key: str, opp) -> Attachment:

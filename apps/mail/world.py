@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from apps.mail.generate import MailBuilder
 
 _BOXES = "mail/mailboxes.yaml"
-_BATCH, _WRITERS = 2_000, 8  # files formatted before they are written; threads writing them
+_BATCH, _WRITERS = 200, 4  # files a writing thread is handed at once; threads writing them
 
 
 class MailSection:
@@ -70,22 +70,30 @@ class MailSection:
         return found
 
     def write(self, data: BaseModel, out: Path) -> None:
-        """Each message to its ``source``, the attachments once each, and ``mailboxes.yaml``."""
+        """Each message to its ``source``, the attachments once each, and ``mailboxes.yaml``. Messages are
+        formatted here while a few threads write the ones before (creating a file mostly waits on the
+        file system), a batch of files a task."""
         data = _mail(data)
-        for folder in sorted({(out / m.source).parent for m in data.messages}):
-            folder.mkdir(parents=True, exist_ok=True)
-        files: dict[Path, bytes] = {}
-        for message in data.messages:
-            files[out / message.source] = eml.format_message(message)
-            for a in message.attachments:
-                target = out / "mail" / "attachments" / a.filename
-                if target not in files and not target.is_file():
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    files[target] = a.content
-            if len(files) >= _BATCH:
-                _write_files(files)
-                files = {}
-        _write_files(files)
+        base = str(out)
+        for folder in sorted({m.source.rpartition("/")[0] for m in data.messages}):
+            os.makedirs(os.path.join(base, folder), exist_ok=True)
+        attached: set[str] = set()
+        with ThreadPoolExecutor(_WRITERS) as pool:
+            pending, files = [], []
+            for message in data.messages:
+                files.append((os.path.join(base, message.source), eml.format_message(message)))
+                for a in message.attachments:
+                    target = os.path.join(base, "mail", "attachments", a.filename)
+                    if target not in attached and not os.path.isfile(target):
+                        os.makedirs(os.path.dirname(target), exist_ok=True)
+                        files.append((target, a.content))
+                    attached.add(target)
+                if len(files) >= _BATCH:
+                    pending.append(pool.submit(_write_files, files))
+                    files = []
+            pending.append(pool.submit(_write_files, files))
+            for done in pending:
+                done.result()
         if data.mailboxes:
             boxes = {owner: box.model_dump(exclude_defaults=True) for owner, box in data.mailboxes.items()}
             dump_yaml(boxes, out / _BOXES)
@@ -122,11 +130,10 @@ def _eml_files(root: Path, folder: str) -> list[str]:
     return sorted(found, key=lambda where: where.split("/"))
 
 
-def _write_files(files: dict[Path, bytes]) -> None:
-    """Write the files from a few threads: creating a file mostly waits on the file system, not the CPU."""
-    with ThreadPoolExecutor(_WRITERS) as pool:
-        for _ in pool.map(lambda item: item[0].write_bytes(item[1]), files.items()):
-            pass
+def _write_files(files: list[tuple[str, bytes]]) -> None:
+    for path, content in files:
+        with open(path, "wb") as f:
+            f.write(content)
 
 
 def _mail(data: BaseModel) -> MailData:

@@ -1,12 +1,19 @@
 """Figures over HTTP that ``served`` leaves out, the server in its own process as users run it:
 a tool call through the control plane (``POST /v1/episodes/{id}/call``), and many live episodes in one
 server (its memory, and a call's latency while they all live). Nothing here asserts a timing; every
-loop is bounded (a count and a deadline) and deletes what it made."""
+loop is bounded (a count and a deadline) and deletes what it made.
+
+``world_size`` times a world's size end to end (generate, compile, a server ready on it), each stage
+in CPU and wall seconds, in a temporary folder and cache: ``python -m simulator.bench.scale --size xl``.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -104,3 +111,66 @@ def run(world: str, repeat: int, live: int = 1000) -> dict:
         if live > 0:
             out["live_episodes"] = live_episodes(http, url, world, live, repeat)
     return out
+
+
+def _timed(fn) -> tuple[object, dict]:
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = fn()
+    return result, {"cpu_s": round(time.process_time() - cpu, 2), "wall_s": round(time.perf_counter() - wall, 2)}
+
+
+def _child_cpu_s(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return round((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), 2)  # utime + stime
+
+
+def world_size(size: str = "xl", seed: int = 1, starts: int = 2) -> dict:
+    """Generate a world of ``size`` (a temporary folder), compile it as a server does on first use (the
+    world's digest, loading and checking it, each app's image built and written to a temporary cache)
+    and start ``officeworld up`` on the compiled world ``starts`` times: each stage's CPU and wall
+    seconds (the server's CPU read from /proc when it first answers)."""
+    from simulator.store.compile import compile_world
+    from simulator.store.registry import APPS, world_sections
+    from worlds import content_hash, load_world
+    from worlds.generate import generate
+
+    previous = os.environ.get("OFFICEWORLD_CACHE_DIR")
+    with tempfile.TemporaryDirectory(prefix="ow-size-") as scratch:
+        root, cache = Path(scratch) / f"generated-{size}", Path(scratch) / "cache"
+        os.environ["OFFICEWORLD_CACHE_DIR"] = str(cache)  # the digest's memo goes there, for the server too
+        try:
+            _, generated = _timed(lambda: generate(seed, size, root, sections=world_sections()))
+            files = sum(len(names) for _, _, names in os.walk(root))
+            digest, hashed = _timed(lambda: content_hash(root))
+            world, loaded = _timed(lambda: load_world(root, world_sections(), digest))
+            built = {name: _timed(lambda: compile_world(world, {name: app}, cache))[1] for name, app in APPS.items()}
+            ready = [_ready(str(root)) for _ in range(starts)]
+        finally:
+            os.environ.pop("OFFICEWORLD_CACHE_DIR", None)
+            if previous is not None:
+                os.environ["OFFICEWORLD_CACHE_DIR"] = previous
+    stages = [hashed, loaded, *built.values()]
+    return {"size": size, "seed": seed, "files": files, "generate": generated,
+            "compile": {"cpu_s": round(sum(s["cpu_s"] for s in stages), 2),
+                        "wall_s": round(sum(s["wall_s"] for s in stages), 2),
+                        "digest": hashed, "load_world": loaded, "build": built},
+            "server_ready": ready}
+
+
+def _ready(world: str) -> dict:
+    """``officeworld up`` on a compiled world: seconds until ``/health`` answers, and its CPU by then."""
+    started = time.perf_counter()
+    with served.server_process(world) as (_, pid):
+        return {"wall_s": round(time.perf_counter() - started, 2), "cpu_s": _child_cpu_s(pid)}
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Generate, compile and serve a world of one size; print JSON.")
+    parser.add_argument("--size", default="xl", choices=["s", "m", "l", "xl"])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--starts", type=int, default=2, help="server starts on the compiled world")
+    args = parser.parse_args()
+    print(json.dumps(world_size(args.size, args.seed, args.starts), indent=2), file=sys.stdout)

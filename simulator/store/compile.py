@@ -1,8 +1,9 @@
 """Compile a world into each app's pristine database image, cached on disk by content.
 
 The cache key joins the digest of the world's files with the digest of the app's code, so an
-unchanged world starts without rebuilding (nor even reading its messages and documents), and a
-change to either rebuilds only what it affects.
+unchanged world starts without rebuilding (nor even reading its messages and documents: the digest
+is kept with the files' sizes and times, ``worlds.loader.content_hash``), and a change to either
+rebuilds only what it affects.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from apps.kit import App
 from apps.kit.settings import settings
 from simulator.store.registry import world_sections
 from worlds import content_hash, load_world
+from worlds.gcpause import paused
 from worlds.model import World
 
 
@@ -34,10 +36,11 @@ def world_images(root: Path, name: str, apps: dict[str, App], directory: Path | 
     """Each app's pristine image for the world folder ``root``; the world is loaded (and checked)
     only when some app's image is not in the cache yet."""
     directory = directory or cache_dir()
-    paths = {app_name: _path(directory, name, content_hash(root), app) for app_name, app in apps.items()}
+    digest = content_hash(root)  # once: the loader is handed it rather than reading every file again
+    paths = {app_name: _path(directory, name, digest, app) for app_name, app in apps.items()}
     if all(path.is_file() for path in paths.values()):
         return {app_name: path.read_bytes() for app_name, path in paths.items()}
-    return compile_world(load_world(root, world_sections(apps)), apps, directory)
+    return compile_world(load_world(root, world_sections(apps), digest), apps, directory)
 
 
 def _path(directory: Path, world_name: str, world_hash: str, app: App) -> Path:
@@ -47,7 +50,8 @@ def _path(directory: Path, world_name: str, world_hash: str, app: App) -> Path:
 
 def _build(world: World, app: App, path: Path) -> bytes:
     directory = path.parent
-    image = app.build(world).image()
+    with paused():  # the rows of a large world's tables: alive until written, nothing to collect
+        image = app.build(world).image()
     try:
         directory.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.tmp")

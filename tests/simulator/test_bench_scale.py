@@ -13,3 +13,17 @@ def test_scale_figures_count_what_they_made_and_read_the_server_memory():
     assert live["asked"] == 3 and live["live_episodes"] == 3
     assert live["server_rss_mb_after"] > 0 and live["mb_per_episode"] is not None
     assert live["rest_mail_get_message_among_them"]["samples"] == 3
+
+
+def test_world_size_times_each_stage_and_leaves_nothing_behind(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)  # TMPDIR is read again
+    out = scale.world_size("s", seed=3, starts=1)
+    assert out["size"] == "s" and out["files"] > 200  # 200 messages, CRM, docs, calendar
+    compiled = out["compile"]
+    assert set(compiled["build"]) >= {"mail", "crm", "docs", "calendar"}
+    assert compiled["cpu_s"] >= compiled["load_world"]["cpu_s"] > 0
+    assert len(out["server_ready"]) == 1 and out["server_ready"][0]["cpu_s"] > 0
+    assert list(tmp_path.iterdir()) == []  # the world and its cache were temporary

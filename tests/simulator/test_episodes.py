@@ -136,7 +136,7 @@ def test_a_server_on_a_compiled_world_reads_only_world_yaml(store, world_dir, mo
     store.create(str(world_dir))
     import simulator.store.compile
 
-    def refuse(root, sections=None):
+    def refuse(root, *args, **kwargs):
         raise AssertionError(f"{root} was loaded again although every app's image is cached")
 
     monkeypatch.setattr(simulator.store.compile, "load_world", refuse)

@@ -6,10 +6,11 @@ import csv
 from pathlib import Path
 
 import pytest
+from faker import Faker
 
 from simulator.store.registry import world_sections
 from worlds import load_world
-from worlds.generate import generate
+from worlds.generate import generate, text
 from worlds.loader import content_hash
 
 
@@ -68,3 +69,14 @@ def test_a_generated_world_by_name_is_written_once_and_reused(tmp_path, monkeypa
     stamp = (first.root / "world.yaml").stat().st_mtime_ns
     assert load_world("generated-s-4", world_sections()).root == first.root
     assert (first.root / "world.yaml").stat().st_mtime_ns == stamp
+
+
+@pytest.mark.parametrize("seed", [0, 5, 77])
+def test_the_quick_paragraph_is_fakers_own(seed):
+    ours, theirs = Faker("en_US"), Faker("en_US")
+    ours.seed_instance(seed)
+    theirs.seed_instance(seed)
+    for n in (0, 1, 2, 3, 4, 5, 9):
+        for _ in range(30):
+            assert text.paragraph(ours, n) == theirs.paragraph(nb_sentences=n)
+    assert ours.random.random() == theirs.random.random()  # the same draws, so what follows is the same

@@ -22,6 +22,7 @@ from rich.progress import Progress
 
 from worlds.generate.people import make_info
 from worlds.generate.sizes import SIZES, Size
+from worlds.gcpause import paused
 from worlds.generate.stories_office import Stories
 from worlds.sections import Sections, sections_key
 from worlds.writer import write_info
@@ -35,6 +36,11 @@ def generate(seed: int, size: str, out: Path, progress: bool = False, name: str 
     bring their own world section (``sections``; default: the registry's) generate and write their data themselves.
     The stories are told over the records of the section with ``records_builder`` (the CRM's, built first with
     this faker) and script their messages through the section with ``thread_builder`` (mail's)."""
+    with paused():  # a world's records all stay alive until written: nothing for the collector to find
+        return _generate(seed, size, out, progress, name, sections)
+
+
+def _generate(seed: int, size: str, out: Path, progress: bool, name: str | None, sections: Sections | None) -> Path:
     sections = _sections(sections)
     told = next((app for app, s in sections.items() if hasattr(s, "records_builder")), None)
     writer = next((app for app, s in sections.items() if hasattr(s, "thread_builder")), None)

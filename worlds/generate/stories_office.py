@@ -13,6 +13,7 @@ from apps.crm.records import TaskRecord
 from apps.docs.world import Item
 from worlds.generate.people import TITLES, slug, unique_email
 from worlds.generate.stories import DealStory, Plot
+from worlds.generate.text import paragraph
 from worlds.model import Outsider
 
 # Share of the story budget (cumulative) after which each kind stops.
@@ -113,7 +114,7 @@ class Stories(DealStory):
         names = ", ".join(self.mail.names[p][0] for p in panel) or "me"
         self.doc(f"Requisition - {role}", f"# Requisition: {role}\n\nTeam: {boss.team}  \nHiring manager: {boss.name}"
                  f"\n\nSalary band: ${low:,.0f} to ${low + 30_000:,.0f}  \nInterview panel: {names}\n\n## The role\n\n"
-                 f"{self.fake.paragraph(nb_sentences=3)}\n", manager, opened, drive=boss.team, folder="Hiring",
+                 f"{paragraph(self.fake, 3)}\n", manager, opened, drive=boss.team, folder="Hiring",
                  source=f"files/hiring/{slug(role)}-{len(self.plot.items)}.md")
         company, candidates = self.info.company.split(",")[0], []
         for _ in range(self.rng.randint(2, 3)):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 GREETINGS = ["Hi {first},", "Hello {first},", "{first},", "Hey {first},", "Good morning {first},", "Dear {first},"]
 GROUP_GREETINGS = {"Hi {first},": "Hi all,", "Hello {first},": "Hello everyone,", "{first},": "All,",
@@ -45,6 +46,7 @@ class Voice:
         return f"{hello}\n\n" + "\n\n".join(parts) + f"\n\n{sign}\n"
 
 
+@lru_cache(maxsize=4096)
 def voice_of(seed: int, address: str) -> Voice:
     rng = random.Random(f"{seed}:voice:{address}")
     return Voice(greeting=rng.choice(GREETINGS), sign_off=rng.choice(SIGN_OFFS), length=rng.choice([0, 1, 1, 2]),

@@ -1,0 +1,133 @@
+"""The world's files written and digested the quick way: the YAML writer's bytes are the safe dumper's,
+and the kept digest of a folder changes with any change to its files without reading them again."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from worlds import loader
+from worlds.loader import content_hash
+from worlds.writer import _Dumper
+
+
+def _full_digest(root: Path) -> str:
+    """The digest as first written: every file read, in the order of the sorted paths."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _dump(data, dumper) -> str:
+    return yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, width=110)
+
+
+@pytest.mark.parametrize("world", ["acme", "harbor-legal"])
+def test_the_writer_dumps_what_the_safe_dumper_dumps(world):
+    files = sorted((loader.WORLDS_DIR / world).rglob("*.yaml"))
+    assert files
+    safe = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    for path in files:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assert _dump(data, _Dumper) == _dump(data, safe), path
+
+
+def test_the_writer_keeps_aliases_odd_scalars_and_flow_choices():
+    shared = [1, {"a": "b"}]
+    data = {"x": shared, "y": shared, "float": 1e17, "nan": float("nan"), "yes": "yes", "empty": "", "none": None,
+            "true": True, "int": -3, "when": dt.datetime(2026, 3, 10, 9, 14), "day": dt.date(2026, 3, 10),
+            "tuple": (1, 2), "bytes": b"\x00\xff", "nested": [[], {}, ["é", "a: b", "- c", "1.5", "null"]],
+            7: "an int key", "long": "word " * 40}
+    safe = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    assert _dump(data, _Dumper) == _dump(data, safe)
+    assert "&" in _dump(data, _Dumper)  # the shared list is written once, as an anchor and an alias
+    for options in ({"default_flow_style": None}, {"sort_keys": True}, {"default_style": '"'}):
+        assert yaml.dump(data, Dumper=_Dumper, **options) == yaml.dump(data, Dumper=safe, **options)
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    """A copy of acme whose digest may be kept at once (no wait for its files to settle)."""
+    monkeypatch.setattr(loader, "_SETTLED_S", -3600.0)
+    root = tmp_path / "acme"
+    shutil.copytree(loader.WORLDS_DIR / "acme", root)
+    return root
+
+
+def test_the_digest_is_the_full_read_and_is_kept(folder, tmp_path, monkeypatch):
+    memo = tmp_path / "memo.json"
+    assert content_hash(folder, memo) == _full_digest(folder)
+    assert memo.is_file()
+
+    def no_reading(path, *args, **kwargs):
+        raise AssertionError(f"{path} was read again")
+
+    kept = content_hash(folder, memo)
+    monkeypatch.setattr(loader, "open", no_reading, raising=False)  # the loader's files are opened with open()
+    assert content_hash(folder, memo) == kept
+    memo.unlink()
+    with pytest.raises(AssertionError, match="read again"):
+        content_hash(folder, memo)
+
+
+@pytest.mark.parametrize("change", ["same size, time put back", "a file added", "a file removed", "renamed"])
+def test_any_change_to_the_files_gives_a_new_digest(change, folder, tmp_path):
+    memo = tmp_path / "memo.json"
+    before = content_hash(folder, memo)
+    target = next(p for p in sorted(folder.rglob("*.eml")))
+    time.sleep(0.05)  # past the file system's clock tick, which the kept digest waits for (_SETTLED_S)
+    if change == "same size, time put back":
+        raw, times = target.read_bytes(), target.stat()
+        target.write_bytes(raw[:-1] + (b"x" if raw[-1:] != b"x" else b"y"))
+        os.utime(target, ns=(times.st_atime_ns, times.st_mtime_ns))
+    elif change == "a file added":
+        (folder / "mail" / "notes.txt").write_text("hello")
+    elif change == "a file removed":
+        target.unlink()
+    else:
+        target.rename(target.with_name("zz-" + target.name))
+    after = content_hash(folder, memo)
+    assert after != before
+    assert after == _full_digest(folder)
+
+
+def test_fresh_files_are_digested_but_not_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(loader, "_SETTLED_S", 3600.0)
+    root = tmp_path / "w"
+    shutil.copytree(loader.WORLDS_DIR / "acme", root)
+    memo = tmp_path / "memo.json"
+    assert content_hash(root, memo) == _full_digest(root)
+    assert not memo.exists()
+
+
+def test_the_collector_is_paused_inside_and_left_as_found():
+    import gc
+
+    from worlds.gcpause import paused
+
+    assert gc.isenabled()
+    with paused():
+        assert not gc.isenabled()
+        with paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused():
+            pass
+        assert not gc.isenabled()  # the caller's choice is kept
+    finally:
+        gc.enable()
+    with pytest.raises(ValueError), paused():
+        raise ValueError("an error inside")
+    assert gc.isenabled()
