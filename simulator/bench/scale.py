@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable, TypeVar
 
 import httpx
 
@@ -24,6 +25,7 @@ from simulator.gateway.auth import TOKEN_ENV
 
 PROBE = ("mail", "get_message", {"message_id": 1})
 TOUCH = ("mail", "star", {"message_ids": [1]})  # a write: the episode's mail database is cloned and changed
+T = TypeVar("T")
 
 
 def control_token() -> str:
@@ -113,7 +115,7 @@ def run(world: str, repeat: int, live: int = 1000) -> dict:
     return out
 
 
-def _timed(fn) -> tuple[object, dict]:
+def _timed(fn: Callable[[], T]) -> tuple[T, dict]:
     cpu, wall = time.process_time(), time.perf_counter()
     result = fn()
     return result, {"cpu_s": round(time.process_time() - cpu, 2), "wall_s": round(time.perf_counter() - wall, 2)}

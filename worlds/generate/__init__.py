@@ -20,9 +20,9 @@ from typing import Any
 from faker import Faker
 from rich.progress import Progress
 
+from worlds.gcpause import paused
 from worlds.generate.people import make_info
 from worlds.generate.sizes import SIZES, Size
-from worlds.gcpause import paused
 from worlds.generate.stories_office import Stories
 from worlds.sections import Sections, sections_key
 from worlds.writer import write_info
