@@ -17,6 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Callable, TypeVar
+from unittest import mock
 
 import httpx
 
@@ -137,21 +138,16 @@ def world_size(size: str = "xl", seed: int = 1, starts: int = 2) -> dict:
     from worlds import content_hash, load_world
     from worlds.generate import generate
 
-    previous = os.environ.get("OFFICEWORLD_CACHE_DIR")
     with tempfile.TemporaryDirectory(prefix="ow-size-") as scratch:
         root, cache = Path(scratch) / f"generated-{size}", Path(scratch) / "cache"
-        os.environ["OFFICEWORLD_CACHE_DIR"] = str(cache)  # the digest's memo goes there, for the server too
-        try:
+        # The digest's memo goes to the temporary cache, for the server started here too.
+        with mock.patch.dict(os.environ, {"OFFICEWORLD_CACHE_DIR": str(cache)}):
             _, generated = _timed(lambda: generate(seed, size, root, sections=world_sections()))
             files = sum(len(names) for _, _, names in os.walk(root))
             digest, hashed = _timed(lambda: content_hash(root))
             world, loaded = _timed(lambda: load_world(root, world_sections(), digest))
             built = {name: _timed(lambda: compile_world(world, {name: app}, cache))[1] for name, app in APPS.items()}
             ready = [_ready(str(root)) for _ in range(starts)]
-        finally:
-            os.environ.pop("OFFICEWORLD_CACHE_DIR", None)
-            if previous is not None:
-                os.environ["OFFICEWORLD_CACHE_DIR"] = previous
     stages = [hashed, loaded, *built.values()]
     return {"size": size, "seed": seed, "files": files, "generate": generated,
             "compile": {"cpu_s": round(sum(s["cpu_s"] for s in stages), 2),
