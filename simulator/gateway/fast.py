@@ -10,31 +10,20 @@ same code the routes run (``apps.kit.invoker.invoke_async``, ``control.run_call`
 surfaces, errors ``{error: {type, message, field}}`` and statuses are the routes' own; anything else
 (a wrong method, an unknown operation, a refused token) goes on to FastAPI, which answers as before.
 
-A result is encoded with pydantic-core's encoder (the bytes ``json.dumps`` made, in a quarter of the
-time; a non-finite number, which the kit refuses on the way in, would be written ``null`` as the
-control plane's steps already are). Errors keep Starlette's encoding.
+An operation call is answered by ``apps.kit.rest.answer``, as its route answers it.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-import pydantic_core
-
 from apps.kit.errors import OpError
-from apps.kit.invoker import invoke_async
 from apps.kit.operation import Operation
-from apps.kit.rest import SURFACE_HEADER, error_body, error_status, parse_arguments
+from apps.kit.rest import SURFACE_HEADER, answer, encode, error_body
 from apps.kit.trajectory import Surface
 from simulator.gateway.control import ControlCalls
 from simulator.store.episodes import EpisodeStore
 
 _SURFACE = SURFACE_HEADER.encode()
 _SERVER_ERROR = b"Internal Server Error"
-
-
-def encode(content: Any) -> bytes:
-    return pydantic_core.to_json(content, inf_nan_mode="null")
 
 
 async def reply(send, status: int, body: bytes, media: bytes = b"application/json") -> None:
@@ -77,20 +66,16 @@ class FastRoutes:
         await reply(send, *await self.control.answer(episode_id, call))
 
     async def _operation(self, scope, episode_id: str, op: Operation, body: bytes, send) -> None:
-        try:
-            episode = self.store.get(episode_id)
-            arguments = parse_arguments(body)
-        except OpError as exc:
-            return await reply(send, exc.status, error_body(exc.to_dict()))
         surface: Surface = "rest"
         for key, value in scope["headers"]:
             if key == _SURFACE:
                 surface = "cli" if value == b"cli" else "rest"
                 break
-        step = await invoke_async(episode, op, arguments, surface)
-        if step.error:
-            return await reply(send, error_status(step.error), error_body(step.error))
-        await reply(send, 200, encode(step.result))
+        try:
+            status, answered = await answer(self.store.get(episode_id), op, body, surface)
+        except OpError as exc:   # no such episode, or a body that is not JSON
+            status, answered = exc.status, error_body(exc.to_dict())
+        await reply(send, status, answered)
 
 
 async def _guarded(send, call) -> None:
