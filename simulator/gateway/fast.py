@@ -6,7 +6,7 @@ are most of a training run's requests. Through FastAPI each crossed its whole st
 error, telemetry, body-limit and exception middleware, the router, dependencies, response
 validation): several times the work of the call itself. Here each is one path split and one dict
 lookup, and the answer is written as two ASGI messages with the bytes already made. They run the
-same code the routes run (``apps.kit.invoker.invoke_async``, ``control.run_call``), so steps,
+same code the routes run (``apps.kit.rest.answer``, ``control.run_call``), so steps,
 surfaces, errors ``{error: {type, message, field}}`` and statuses are the routes' own; anything else
 (a wrong method, an unknown operation, a refused token) goes on to FastAPI, which answers as before.
 
