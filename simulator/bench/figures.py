@@ -60,11 +60,6 @@ def _times(fn: Callable[[], object], repeat: int) -> dict:
     return _summary(samples, cpu)
 
 
-def _rss_mb() -> float:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
 def _create_and_clone(store: EpisodeStore, world: str) -> None:
     """One episode with every app's state opened (a clone of each image), as a fully built environment."""
     episode = store.create(world)
@@ -93,7 +88,7 @@ def _memory(store: EpisodeStore, world: str, count: int = 100) -> dict:
     and per episode created but never touched."""
     images = store.world(world).images
     gc.collect()
-    before = _rss_mb()
+    before = served.rss_mb()
     keep = []
     for _ in range(count):
         episode = store.create(world)
@@ -102,11 +97,11 @@ def _memory(store: EpisodeStore, world: str, count: int = 100) -> dict:
         invoke(episode, store.apps["mail"].operations["star"], {"message_ids": [1]}, "python")
         keep.append(episode)
     gc.collect()
-    touched = (_rss_mb() - before) / count
-    before = _rss_mb()
+    touched = (served.rss_mb() - before) / count
+    before = served.rss_mb()
     idle = [store.create(world) for _ in range(count)]
     gc.collect()
-    untouched = (_rss_mb() - before) / count
+    untouched = (served.rss_mb() - before) / count
     del keep, idle
     image_mb = sum(len(img) for img in images.values()) / 2**20
     return {"live_episodes": count, "mb_per_episode": round(touched, 3), "mb_per_untouched_episode": round(untouched, 3),

@@ -26,17 +26,13 @@ from pathlib import Path
 import httpx
 
 from simulator.bench import scale, served
+from simulator.bench.served import rss_mb
 
 
 def available_mb() -> float:
     with open("/proc/meminfo") as f:
         fields = dict(line.split(":", 1) for line in f)
     return int(fields["MemAvailable"].split()[0]) / 1024
-
-
-def rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def spread(count: int, index: int) -> int:

@@ -33,7 +33,7 @@ import secrets
 import time
 from typing import Any, Awaitable, Callable, Sequence
 
-from simulator.bench.served import server_process
+from simulator.bench.served import rss_mb, server_process
 from simulator.bench.wire import Connection, ConnectionLost
 
 # What each agent cycles through (from a random place): reads and a write, over mail and the CRM.
@@ -43,11 +43,6 @@ MCP_HEADERS = {"accept": "application/json, text/event-stream"}
 TARGETS = {"rest": 500.0, "mcp": 300.0}   # calls/s with 500 episodes, p99 under 200 ms (issue 14)
 LATE_S = 0.05
 GRACE_S = 60.0   # how long calls still out at the end of a run may take before their agents count as dropped
-
-
-def rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def allocator(pid: int) -> str:

@@ -52,10 +52,7 @@ def _pid_listening_on(url: str) -> int | None:
 
 
 def _rss_mb(pid: int | None) -> float | None:
-    if pid is None:
-        return None
-    with open(f"/proc/{pid}/statm") as f:
-        return round(int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
+    return None if pid is None else round(served.rss_mb(pid), 1)
 
 
 def control_call(http: httpx.Client, world: str, repeat: int) -> dict:

@@ -17,6 +17,12 @@ import httpx
 PROBE = ("mail", "get_message", {"message_id": 1})
 
 
+def rss_mb(pid: int | str = "self") -> float:
+    """A process's resident memory in MB (``/proc/PID/statm``; this process by default)."""
+    with open(f"/proc/{pid}/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
 def summary(samples_us: list[float]) -> dict:
     samples_us = sorted(samples_us)
     return {"median_us": round(samples_us[len(samples_us) // 2], 1),
