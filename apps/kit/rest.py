@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-import pydantic_core
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 from apps.kit.errors import Invalid, OpError, from_dict
 from apps.kit.invoker import invoke_async
 from apps.kit.operation import Operation
-from apps.kit.trajectory import Surface
+from apps.kit.trajectory import Surface, encode  # noqa: F401  (``encode`` is this surface's JSON, used by the gateway)
 
 SURFACE_HEADER = "x-officeworld-surface"
 _REF = "#/components/schemas/{model}"
@@ -92,19 +91,13 @@ def parse_arguments(raw: bytes) -> Any:
         raise Invalid(f"body: not valid JSON ({type(exc).__name__}: {str(exc)[:200]})", field="body") from None
 
 
-def encode(content: Any) -> bytes:
-    """JSON as Starlette's ``JSONResponse`` writes it, by pydantic-core's encoder (a quarter of the time); a
-    non-finite number, which the kit refuses on the way in, would be written ``null``."""
-    return pydantic_core.to_json(content, inf_nan_mode="null")
-
-
 async def answer(episode, op: Operation, raw: bytes, surface: Surface) -> tuple[int, bytes]:
     """An operation called over REST with body ``raw``: the status and JSON body, its result or the error
     refusing it (recorded as a step either way). ``Invalid`` when the body is not JSON at all."""
     step = await invoke_async(episode, op, parse_arguments(raw), surface)
     if step.error:
         return error_status(step.error), error_body(step.error)
-    return 200, encode(step.result)
+    return 200, step.result_json   # the step keeps its result encoded: these are its bytes
 
 
 async def _respond(op: Operation, request: Request, episode) -> Response:

@@ -1,13 +1,51 @@
-"""Steps: the record of every operation called in an episode, from any surface."""
+"""Steps: the record of every operation called in an episode, from any surface.
+
+A step keeps its result as the bytes of its JSON (``encode``, the REST answer's own bytes), not as the
+dicts and lists the operation returned: a server holding 500 episodes held their recorded results
+(60-80 KB of Python objects per search) as most of its heap, and the cyclic garbage collector walked
+every one of those containers at each full collection (18 of 0.7-1.7 s in a load run). ``bytes`` are
+not tracked by the collector. ``step.result`` decodes them at each read, without caching, since
+keeping the decoded value would bring the containers back for the episode's life, while its readers
+(grading, a GUI page, replay, MCP's answer) read a step once or twice. Serialising a step
+(``model_dump``, ``model_dump_json``, a trajectory file, the control API) writes the decoded result,
+so the JSON is what it was when the step kept the objects; a step read from a file encodes its result.
+"""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel
+import pydantic_core
+from pydantic import AfterValidator, BaseModel, PlainSerializer
 
 from worlds.model import Strict
+
+def encode(content: Any) -> bytes:
+    """JSON as Starlette's ``JSONResponse`` writes it, by pydantic-core's encoder (a quarter of the time); a
+    non-finite number, which the kit refuses on the way in, would be written ``null``."""
+    return pydantic_core.to_json(content, inf_nan_mode="null")
+
+
+def kept(result: Any) -> Any:
+    """A result as a step keeps it: ``None``, or the bytes of its JSON. A result is JSON data (an
+    operation's dumped result, or what a file or an app service sent), never ``bytes`` itself; one that
+    cannot be encoded (it cannot be answered either) is kept as it is."""
+    if result is None or type(result) is bytes:
+        return result
+    try:
+        return encode(result)
+    except (pydantic_core.PydanticSerializationError, ValueError, TypeError):
+        return result
+
+
+def _decoded(stored: Any) -> Any:
+    return json.loads(stored) if type(stored) is bytes else stored
+
+
+# The field as pydantic sees it: any JSON in, the decoded JSON out; what ``__dict__`` holds is ``kept``'s.
+Result = Annotated[Any, AfterValidator(kept), PlainSerializer(_decoded, return_type=Any)]
 
 Surface = Literal["rest", "mcp", "cli", "gui", "python", "replay", "setup", "control", "peer"]
 
@@ -21,7 +59,7 @@ class Step(Strict):
     operation: str
     actor: str | None = None  # who acted, when not the episode's acting person (setup steps, calls "as" someone)
     arguments: dict[str, Any]
-    result: Any = None
+    result: Result = None   # kept as ``kept`` keeps it; ``step.result`` decodes it (the property below)
     error: dict[str, Any] | None = None
     mutates: bool
     state_changed: bool
@@ -33,6 +71,21 @@ class Step(Strict):
     @property
     def tool(self) -> str:
         return f"{self.app}_{self.operation}"
+
+    @property
+    def result_json(self) -> bytes:
+        """The result's JSON as kept (``encode``), not decoded: what REST answers with."""
+        stored = self.__dict__["result"]
+        return stored if type(stored) is bytes else encode(stored)
+
+    @classmethod
+    def model_construct(cls, _fields_set: set[str] | None = None, **values: Any) -> "Step":
+        if "result" in values:
+            values["result"] = kept(values["result"])
+        return super().model_construct(_fields_set, **values)
+
+    def __repr_args__(self):
+        return [(k, self.result if k == "result" else v) for k, v in super().__repr_args__()]
 
     @classmethod
     def built(cls, **fields: Any) -> "Step":
@@ -46,7 +99,9 @@ class Step(Strict):
     @classmethod
     def complete(cls, fields: dict[str, Any]) -> "Step":
         """``built`` for a dict the caller has just written with every field, in order (the invoker's):
-        taken as the step's own ``__dict__``, without unpacking it or comparing its keys."""
+        taken as the step's own ``__dict__`` (its result replaced by ``kept``'s), without unpacking it or
+        comparing its keys."""
+        fields["result"] = kept(fields["result"])
         step = cls.__new__(cls)
         object.__setattr__(step, "__dict__", fields)
         object.__setattr__(step, "__pydantic_fields_set__", set(fields))
@@ -56,6 +111,12 @@ class Step(Strict):
 
 
 _STEP_FIELDS = Step.model_fields.keys()
+# ``step.result`` reads the kept result decoded; setting it keeps the new one. Added after the class is
+# built, as pydantic takes a name given in the class body for a field's default; ``__setattr__`` calls a
+# property's setter.
+Step.result = property(lambda step: _decoded(step.__dict__["result"]),  # type: ignore[assignment]
+                       lambda step, value: step.__dict__.__setitem__("result", kept(value)),
+                       doc="The result, decoded afresh from the JSON the step keeps (``None`` when it failed)")
 
 
 class BrowserAction(Strict):

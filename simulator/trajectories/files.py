@@ -167,7 +167,10 @@ class TrajectoryFile:
 
 def read(path: Path) -> TrajectoryFile:
     """Parse a file; a torn last line (written by a process that died) is ignored."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    # Records end at "\n" only: ``splitlines`` also cuts at U+2028 and the like, which JSON text may hold raw.
+    lines = Path(path).read_text(encoding="utf-8").split("\n")
+    if lines[-1] == "":
+        lines.pop()
     if not lines:
         raise TrajectoryFileError(f"{path}: empty file, not a trajectory")
     records = []
