@@ -57,6 +57,7 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
 
         raise typer.Exit(run_backend(backend, world=world, port=port, first_episode=episode))
     from simulator.gateway.server import build_app, serve
+    from simulator.store import memory
     from simulator.tasks.catalog import task_catalog
 
     store = EpisodeStore()
@@ -68,6 +69,7 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
           f"{', '.join(sorted(compiled.images))} compiled)", file=sys.stderr)
     base = f"http://{host}:{port}"
     catalog = task_catalog(store)
+    memory.freeze_startup()   # the imports, the compiled world and the catalog: out of the collector's scans
     if resume:
         from simulator.trajectories.resume import resume as resume_episodes
 

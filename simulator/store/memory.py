@@ -66,6 +66,17 @@ def release_soon() -> None:
         _pending.start()
 
 
+def freeze_startup() -> None:
+    """Move every object alive now to the collector's permanent generation, which no collection scans:
+    called by ``officeworld up`` once its imports, compiled world and task catalog are loaded, before any
+    episode exists (an episode frozen, then deleted, would keep its reference cycles for good). Those
+    startup objects are most of what the collector tracks: ~230,000 at start against ~80 per episode
+    of eight REST calls and ~290 per MCP session (census of a running server), and a full collection
+    walked them all each time. Frozen objects freed by their reference count are freed as before."""
+    gc.collect()
+    gc.freeze()
+
+
 def serve_with_system_malloc(argv: Sequence[str] | None = None) -> None:
     """Run this ``officeworld`` command again with ``PYTHONMALLOC=malloc`` when it serves episodes
     (``SERVING``) and the variable is unset; the process (its pid) stays the same. ``argv`` is the
