@@ -84,6 +84,15 @@ class Step(Strict):
             values["result"] = kept(values["result"])
         return super().model_construct(_fields_set, **values)
 
+    def model_dump_json(self, **options: Any) -> str:  # type: ignore[override]
+        """As pydantic writes it; without options, the kept result's bytes go in as they are (not decoded
+        and encoded again: a trajectory file's line, the control API's call), around the other fields."""
+        stored = self.__dict__.get("result")
+        if options or type(stored) is not bytes:
+            return super().model_dump_json(**options)
+        head, tail = super().model_dump_json(include=_BEFORE), super().model_dump_json(include=_AFTER)
+        return f'{head[:-1]},"result":{stored.decode()},{tail[1:]}'
+
     def __repr_args__(self):
         return [(k, self.result if k == "result" else v) for k, v in super().__repr_args__()]
 
@@ -111,6 +120,8 @@ class Step(Strict):
 
 
 _STEP_FIELDS = Step.model_fields.keys()
+_BEFORE = set(list(_STEP_FIELDS)[:list(_STEP_FIELDS).index("result")])   # written before and after the result
+_AFTER = set(_STEP_FIELDS) - _BEFORE - {"result"}
 # ``step.result`` reads the kept result decoded; setting it keeps the new one. Added after the class is
 # built, as pydantic takes a name given in the class body for a field's default; ``__setattr__`` calls a
 # property's setter.
