@@ -101,7 +101,7 @@ def test_a_step_serialises_as_a_step_holding_the_objects_did(result):
     assert step.model_dump() == held.model_dump() and step.model_dump(mode="json") == held.model_dump(mode="json")
     assert repr(step.model_dump()) == repr(held.model_dump())   # same types too (int, float, bool)
     assert step.model_dump_json(exclude_unset=True, indent=2) == held.model_dump_json(exclude_unset=True, indent=2)
-    assert repr(step).removeprefix("Step") == repr(held).removeprefix("Held")
+    assert repr(step).removeprefix("Step") == repr(held).removeprefix("Held") and dict(step) == dict(held)
     partial = {k: v for k, v in _fields(result, error).items() if k not in ("actor", "requested_by")}
     assert Step.model_construct(**partial).model_dump_json() == Held.model_construct(**partial).model_dump_json()
     episode = type("E", (), {"id": "e1", "world": type("W", (), {"name": "acme"})(), "actor": "a@x.test",
