@@ -73,7 +73,7 @@ def trajectory(base: str, episode: dict) -> list:
 def test_every_answer_and_step_equals_the_sdk_path(store, world_dir):
     with two_servers(store) as (gateway, fast_url, sdk_url, answered), httpx.Client(timeout=30) as http:
         episodes = {url: new_episode(url, world_dir) for url in (fast_url, sdk_url)}
-        replies = {}
+        replies: dict[str, list] = {}
         for url, episode in episodes.items():
             headers = open_ready(http, episode["mcp_url"], gateway if url == fast_url else None)
             replies[url] = []
@@ -105,7 +105,7 @@ def test_every_answer_and_step_equals_the_sdk_path(store, world_dir):
 
 async def _official(url: str) -> list:
     """The official client (handshake-era session over streamable HTTP): the results of a few calls."""
-    async with httpx.AsyncClient(timeout=30) as http, streamable_http_client(url, http_client=http) as (read, write):
+    async with streamable_http_client(url) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
             results = [await session.call_tool("mail_search", {"query": "renewal"}),
