@@ -78,25 +78,37 @@ def server_process(world: str, timeout: float = 120.0, env: dict | None = None) 
             child.wait()
 
 
-async def _mcp_call(url: str, repeat: int) -> dict:
-    from mcp import Client
+async def _mcp_call(url: str, repeat: int, session: bool = False) -> dict:
+    """The official client's tool call: ``mcp.Client`` (it speaks the 2026 revision, one exchange per call), or with
+    ``session`` a ``ClientSession`` over ``streamable_http_client`` (the 2025 handshake and a session, as the
+    load run and most trainers' MCP clients speak; the gateway answers its calls itself, ``gateway/mcp_calls.py``)."""
+    from mcp import Client, ClientSession
+    from mcp.client.streamable_http import streamable_http_client
 
-    app, name, args = PROBE
+    if session:
+        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as in_session:
+            await in_session.initialize()
+            return await _tool_calls(in_session, repeat)
     async with Client(url) as client:
-        for _ in range(10):
-            await client.call_tool(f"{app}_{name}", args)
-        samples = []
-        for _ in range(repeat):
-            started = time.perf_counter()
-            result = await client.call_tool(f"{app}_{name}", args)
-            samples.append((time.perf_counter() - started) * 1e6)
-        if result.is_error:
-            raise RuntimeError(f"the MCP probe failed: {result.content}")
+        return await _tool_calls(client, repeat)
+
+
+async def _tool_calls(client, repeat: int) -> dict:
+    app, name, args = PROBE
+    for _ in range(10):
+        await client.call_tool(f"{app}_{name}", args)
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = await client.call_tool(f"{app}_{name}", args)
+        samples.append((time.perf_counter() - started) * 1e6)
+    if result.is_error:
+        raise RuntimeError(f"the MCP probe failed: {result.content}")
     return summary(samples)
 
 
 def run(world: str, repeat: int) -> dict:
-    """``/health``, a REST call and an MCP tool call on a server in its own process."""
+    """``/health``, a REST call and an MCP tool call (both official clients) on a server in its own process."""
     from simulator.bench import scale
 
     scale.control_token()  # the child server inherits it
@@ -111,5 +123,7 @@ def run(world: str, repeat: int) -> dict:
         health = times(lambda: http.get("/health"), repeat)
         call = times(lambda: http.post(rest, json=args), repeat)
         mcp = asyncio.run(_mcp_call(f"{url}/episodes/{episode}/mcp", repeat))
+        in_session = asyncio.run(_mcp_call(f"{url}/episodes/{episode}/mcp", repeat, session=True))
     return {"health": health, f"rest_{app}_{name}": call, f"mcp_{app}_{name}": mcp,
+            f"mcp_session_{app}_{name}": in_session,
             "rest_above_health_us": round(call["median_us"] - health["median_us"], 1)}

@@ -36,6 +36,7 @@ from simulator.gateway.auth import control_token
 from simulator.gateway.body_limit import BODY_LIMIT, TooLarge, read_body, refuse, replaying
 from simulator.gateway.control import ControlCalls, control_router
 from simulator.gateway.fast import FastRoutes
+from simulator.gateway.mcp_calls import SessionCalls
 from simulator.gateway.mcp_text import lone_surrogate_call, tool_error_reply
 from simulator.gui import mount_gui
 from simulator.gui.browser_tools import BrowserTools
@@ -82,6 +83,8 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     # The gateway hands each MCP request to the session manager itself: the Starlette app around it only
     # routes its one path (the gateway already matched it) through two more middleware layers.
     mcp_app = mcp.session_manager.handle_request
+    # An operation's tools/call in a ready session is answered by the SDK's kernel without its message loop.
+    calls = SessionCalls(mcp, mcp.session_manager, security, {op.qualified_name for op in operations})
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -120,7 +123,8 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     api.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
     # Operation calls, the control plane's direct call and /health skip FastAPI (simulator.gateway.fast).
     fast = FastRoutes(store, operations, ControlCalls(store, token))
-    gateway = Gateway(api, mcp_app, store, mcp.session_manager, {op.qualified_name: op for op in operations}, fast)
+    gateway = Gateway(api, mcp_app, store, mcp.session_manager, {op.qualified_name: op for op in operations}, fast,
+                      calls=calls)
     return gateway
 
 
@@ -150,8 +154,9 @@ class Gateway:
     """
 
     def __init__(self, api: FastAPI, mcp_app, store: EpisodeStore, manager=None, operations: dict | None = None,
-                 fast: FastRoutes | None = None, body_limit: int = BODY_LIMIT):
+                 fast: FastRoutes | None = None, body_limit: int = BODY_LIMIT, calls: SessionCalls | None = None):
         self.api, self.mcp_app, self.store, self.manager, self.fast = api, mcp_app, store, manager, fast
+        self.calls = calls
         self.operations, self.body_limit = operations or {}, body_limit
         self.sessions: dict[str, str] = {}  # MCP session id -> the episode that opened it
         self.loop: asyncio.AbstractEventLoop | None = None  # set while the server runs
@@ -189,6 +194,9 @@ class Gateway:
             if found is not None:
                 return await self._surrogate_reply(send, episode_id, session, *found)
         scope = dict(scope, path="/mcp", raw_path=b"/mcp", episode=episode_id)
+        if session is not None and self.calls is not None and scope["method"] == "POST" \
+                and session in self.sessions and await self.calls.answer(scope, body, send, session):
+            return None
         await self.mcp_app(scope, receive, self._binding(send, episode_id, session, scope["method"]))
 
     async def _surrogate_reply(self, send, episode_id: str, session: str, request: dict, where: str) -> None:
@@ -215,6 +223,8 @@ class Gateway:
                     self.sessions[opened] = episode_id
                 elif session is not None and (message["status"] == 404 or (method == "DELETE" and message["status"] < 300)):
                     self.sessions.pop(session, None)   # ended here, or the SDK no longer knows it
+                    if self.calls is not None:
+                        self.calls.forget(session)
             await send(message)
         return bound_send
 
@@ -227,12 +237,16 @@ class Gateway:
         if live is not None and len(self.sessions) >= len(live):
             for session in [s for s in self.sessions if s not in live]:
                 self.sessions.pop(session, None)
+            if self.calls is not None:
+                self.calls.prune(live)
 
     def _episode_deleted(self, episode_id: str) -> None:
         """Told by the store (from any thread): forget the episode's sessions and end them in the SDK."""
         ended = [s for s, e in list(self.sessions.items()) if e == episode_id]
         for session in ended:
             self.sessions.pop(session, None)
+            if self.calls is not None:
+                self.calls.forget(session)
         loop = self.loop
         if ended and loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self._end_sessions, ended)
