@@ -22,6 +22,8 @@ from apps.kit import docstrings, limits, nonfinite
 from apps.kit.entity import spread
 from apps.kit.errors import Invalid
 
+_DEFS = DEFAULT_REF_TEMPLATE.split("{")[0]   # "#/$defs/"
+
 
 class OperationDefinitionError(TypeError):
     """An operation is not fully typed or documented."""
@@ -80,8 +82,11 @@ class Operation:
         made from the model once (the catalogue, MCP, OpenAPI and the OpenAI form each ask for it)."""
         text = self._input_schemas.get(ref_template)
         if text is None:
-            text = json.dumps(self.input_model.model_json_schema(ref_template=ref_template))
-            self._input_schemas[ref_template] = text
+            if ref_template == DEFAULT_REF_TEMPLATE:
+                schema = self.input_model.model_json_schema()
+            else:   # the same schema with its references written another way (pydantic names the $defs alike)
+                schema = _refs_as(self.input_schema(), ref_template)
+            text = self._input_schemas[ref_template] = json.dumps(schema)
         return json.loads(text)
 
     def structured(self, data: Any) -> dict:
@@ -112,6 +117,19 @@ class Operation:
             "function": {"name": self.qualified_name, "description": self.description,
                          "parameters": self.input_schema()},
         }
+
+
+def _refs_as(schema: Any, ref_template: str) -> Any:
+    """``schema`` with each ``{"$ref": "#/$defs/<name>"}`` written by ``ref_template`` instead."""
+    if isinstance(schema, list):
+        return [_refs_as(item, ref_template) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    ref = schema.get("$ref")
+    out = {key: _refs_as(value, ref_template) for key, value in schema.items()}
+    if isinstance(ref, str) and ref.startswith(_DEFS):
+        out["$ref"] = ref_template.format(model=ref[len(_DEFS):])
+    return out
 
 
 def _object_schema(schema: dict) -> tuple[dict, bool]:

@@ -168,3 +168,40 @@ def test_a_fresh_world_yaml_is_read_but_not_kept(tmp_path, monkeypatch):
     memo = tmp_path / "info.memo"
     assert loader.load_info(root, memo=memo)[1].name == "acme"
     assert not memo.exists()
+
+
+_AHEAD_PROBE = """
+import os
+import sys
+from pathlib import Path
+from worlds import loader
+root, memo = Path(sys.argv[1]), Path(sys.argv[2])
+parent, real = os.getpid(), loader._files
+def only_in_the_child(*args):
+    assert os.getpid() != parent, "walked in this process"
+    return real(*args)
+loader._files = only_in_the_child
+assert loader.stamp_ahead(root)
+kept = loader.content_hash(root, memo)   # the child's stamp matches the memo: nothing walked here
+(root / "mail" / "late.txt").write_text("changed after the memo was kept")
+loader._files = real
+assert loader.stamp_ahead(root)
+print(kept, loader.content_hash(root, memo))   # the stamp does not match: walked and read again here
+"""
+
+
+def test_a_stamp_taken_ahead_by_a_child_process_stands_for_the_walk(folder, tmp_path):
+    """``stamp_ahead`` (what ``officeworld up`` starts before its imports) stats the files in a child; the
+    digest is then kept without a walk here, and a stamp that does not match the memo is walked again."""
+    import subprocess
+    import sys
+
+    memo = tmp_path / "memo.json"
+    before = content_hash(folder, memo)
+    assert before == _full_digest(folder)
+    env = {**os.environ, "PYTHONPATH": str(Path(loader.__file__).parents[1])}
+    done = subprocess.run([sys.executable, "-c", _AHEAD_PROBE, str(folder), str(memo)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    kept, changed = done.stdout.split()
+    assert kept == before != changed == _full_digest(folder)
