@@ -194,6 +194,7 @@ def stamp_ahead(root: Path) -> bool:
     if pid == 0:   # the child: the stamp down the pipe, and out without running any of the parent's exit code
         code = 1
         try:
+            os.closerange(0, 3)   # whoever reads the server's output never waits for this child
             os.close(read)
             os.write(write, _stamp(_files(root)).encode())
             code = 0
