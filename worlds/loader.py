@@ -17,8 +17,11 @@ import json
 import os
 import re
 import stat
+import sys
+import threading
 import time
 from collections import Counter
+from operator import attrgetter
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -32,6 +35,9 @@ WORLDS_DIR = Path(__file__).parent
 # ``generated-m`` or ``generated-l-7``: a generated world (size, seed), written on first use and cached.
 _GENERATED = re.compile(r"^generated-(?P<size>s|m|l|xl)(?:-(?P<seed>\d+))?$")
 _SETTLED_S = 1.0  # a digest is kept only for files unchanged this long (file times are coarse)
+_NAME = attrgetter("name")
+_CODE_DIGEST: str | None = None
+_AHEAD: dict[str, tuple[int, int]] = {}   # a world folder -> (the child taking its stamp, the pipe's read end)
 
 
 class WorldError(ValueError):
@@ -80,15 +86,67 @@ def load_world(name_or_path: str | Path, sections: Sections | None = None, diges
     return World(root=root, info=info, content_hash=digest or content_hash(root), sections=own)
 
 
-def load_info(name_or_path: str | Path, sections: Sections | None = None) -> tuple[Path, WorldInfo]:
+def load_info(name_or_path: str | Path, sections: Sections | None = None,
+              memo: Path | None = None) -> tuple[Path, WorldInfo]:
     """The world's folder and its checked ``world.yaml`` alone: enough to start episodes on a world
-    whose apps are already compiled, without reading every message and document."""
+    whose apps are already compiled, without reading every message and document.
+
+    The checked info is kept in ``memo`` (default: beside the digest's, under the compiled-world cache)
+    with ``world.yaml``'s size, times and inode and a digest of the code that reads and checks it; while
+    none changed, it is taken from there (an ``xl`` world's file lists thousands of people: its YAML and
+    checks cost a second). Kept only when the file is older than a second, as the digest is."""
     root = find_world(name_or_path, sections)
+    memo = memo or _info_memo_for(root)
+    stamp = _info_stamp(root / "world.yaml")
+    kept = _kept_info(memo, stamp)
+    if kept is not None:
+        return root, kept
     problems: list[str] = []
     info = _load_info(root, problems)
     if info is None or problems:
         raise WorldError(root, problems)
+    if memo and stamp and stamp[1]:
+        _keep_text(memo, json.dumps({"stamp": stamp[0]}) + "\n" + info.model_dump_json())
     return root, info
+
+
+def _info_stamp(path: Path) -> tuple[str, bool] | None:
+    """``world.yaml``'s size, times and inode with the digest of the code reading it, and whether the
+    file is settled (older than ``_SETTLED_S``); ``None`` when it cannot be read."""
+    try:
+        s = path.stat()
+    except OSError:
+        return None
+    settled = max(s.st_mtime_ns, s.st_ctime_ns) < (time.time() - _SETTLED_S) * 1e9
+    return f"{s.st_size}:{s.st_mtime_ns}:{s.st_ctime_ns}:{s.st_ino}:{_code_digest()}", settled
+
+
+def _code_digest() -> str:
+    """This code's own digest (the loader, the model and the YAML reader, and pydantic's version): a kept
+    info is taken only as this code would read and check the file."""
+    global _CODE_DIGEST
+    if _CODE_DIGEST is None:
+        import pydantic
+
+        from worlds import lines, model
+
+        digest = hashlib.sha256(pydantic.VERSION.encode())
+        for module in (lines, model, sys.modules[__name__]):
+            digest.update(Path(module.__file__ or "").read_bytes())
+        _CODE_DIGEST = digest.hexdigest()[:16]
+    return _CODE_DIGEST
+
+
+def _kept_info(memo: Path | None, stamp: tuple[str, bool] | None) -> WorldInfo | None:
+    if memo is None or stamp is None:
+        return None
+    try:
+        head, _, body = memo.read_text(encoding="utf-8").partition("\n")
+        if json.loads(head).get("stamp") != stamp[0]:
+            return None
+        return WorldInfo.model_validate_json(body)
+    except (OSError, ValueError):  # gone, torn or of another shape (ValidationError is a ValueError)
+        return None
 
 
 def content_hash(root: Path, memo: Path | None = None) -> str:
@@ -98,15 +156,19 @@ def content_hash(root: Path, memo: Path | None = None) -> str:
     size, times and inode, as git's index keeps them: while none of them changed, the files are not
     read again, so a server starts on a large compiled world without reading it. Kept only when every
     file is older than a second, so a file changed later always shows a newer time."""
-    files = _files(root)
-    stamp = hashlib.sha256("\n".join(f"{rel}\0{s.st_size}:{s.st_mtime_ns}:{s.st_ctime_ns}:{s.st_ino}"
-                                      for rel, s in files).encode()).hexdigest()
+    ahead = _taken_ahead(root)
     memo = memo or _memo_for(root)
     try:
         kept = json.loads(memo.read_text()) if memo else None
     except (OSError, ValueError):
         kept = None
-    if isinstance(kept, dict) and kept.get("stamp") == stamp and isinstance(kept.get("digest"), str):
+    if not (isinstance(kept, dict) and isinstance(kept.get("digest"), str)):
+        kept = {}
+    if ahead is not None and kept.get("stamp") == ahead:
+        return kept["digest"]
+    files = _files(root)
+    stamp = _stamp(files)
+    if kept.get("stamp") == stamp:
         return kept["digest"]
     digest, base = hashlib.sha256(), str(root)
     for rel, _ in files:
@@ -117,6 +179,50 @@ def content_hash(root: Path, memo: Path | None = None) -> str:
     if memo and newest < (time.time() - _SETTLED_S) * 1e9:
         _keep(memo, {"root": str(root), "stamp": stamp, "digest": digest.hexdigest()})
     return digest.hexdigest()
+
+
+def stamp_ahead(root: Path) -> bool:
+    """Take the stamp of ``root``'s files (their sizes, times and inodes, which ``content_hash`` compares
+    with its memo) in a child process while this one goes on; ``content_hash(root)`` takes it from there.
+    For a server's start: its imports take seconds, and stat'ing an ``xl`` world's 105,000 files in
+    34,000 folders a second or two more, now on another core. Only where ``fork`` is safe (Linux, no
+    other thread yet); False when not started. A stamp that does not match the memo is walked again."""
+    if not sys.platform.startswith("linux") or threading.active_count() > 1 or str(root) in _AHEAD:
+        return False
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # the child: the stamp down the pipe, and out without running any of the parent's exit code
+        code = 1
+        try:
+            os.closerange(0, 3)   # whoever reads the server's output never waits for this child
+            os.close(read)
+            os.write(write, _stamp(_files(root)).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    _AHEAD[str(root)] = (pid, read)
+    return True
+
+
+def _taken_ahead(root: Path) -> str | None:
+    """The stamp ``stamp_ahead`` took of ``root`` (waiting for it), or None."""
+    ahead = _AHEAD.pop(str(root), None)
+    if ahead is None:
+        return None
+    pid, read = ahead
+    try:
+        with os.fdopen(read, "rb") as pipe:
+            taken = pipe.read()
+        os.waitpid(pid, 0)
+    except OSError:
+        return None
+    return taken.decode() if len(taken) == 64 else None
+
+
+def _stamp(files: list[tuple[str, os.stat_result]]) -> str:
+    return hashlib.sha256("\n".join(f"{rel}\0{s.st_size}:{s.st_mtime_ns}:{s.st_ctime_ns}:{s.st_ino}"
+                                    for rel, s in files).encode()).hexdigest()
 
 
 def _files(root: Path) -> list[tuple[str, os.stat_result]]:
@@ -131,21 +237,31 @@ def _files(root: Path) -> list[tuple[str, os.stat_result]]:
 
 def _walk(folder: str, prefix: str, found: list) -> None:
     try:
-        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        with os.scandir(folder) as listing:
+            entries = list(listing)
     except OSError:
         return
+    entries.sort(key=_NAME)
+    regular = stat.S_ISREG
     for entry in entries:
-        if entry.name == "__pycache__":
+        name = entry.name
+        if name == "__pycache__":
             continue
         if entry.is_dir(follow_symlinks=False):
-            _walk(entry.path, prefix + entry.name + "/", found)
+            _walk(entry.path, prefix + name + "/", found)
             continue
         try:
             info = entry.stat()
         except OSError:
             continue
-        if stat.S_ISREG(info.st_mode):
-            found.append((prefix + entry.name, info))
+        if regular(info.st_mode):
+            found.append((prefix + name, info))
+
+
+def _info_memo_for(root: Path) -> Path | None:
+    """Where the checked ``world.yaml`` of ``root`` is kept: beside its digest."""
+    memo = _memo_for(root)
+    return memo.with_suffix(".info") if memo else None
 
 
 def _memo_for(root: Path) -> Path | None:
@@ -160,10 +276,14 @@ def _memo_for(root: Path) -> Path | None:
 
 
 def _keep(memo: Path, kept: dict) -> None:
+    _keep_text(memo, json.dumps(kept))
+
+
+def _keep_text(memo: Path, text: str) -> None:
     try:
         memo.parent.mkdir(parents=True, exist_ok=True)
-        partial = memo.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(json.dumps(kept))
+        partial = memo.with_name(f"{memo.name}.{os.getpid()}.tmp")
+        partial.write_text(text, encoding="utf-8")
         partial.replace(memo)
     except OSError:
         pass  # a read-only cache only costs reading the world again next time

@@ -9,16 +9,20 @@ missing docstring, argument description or annotation raises ``OperationDefiniti
 from __future__ import annotations
 
 import inspect
+import json
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 from pydantic import Field as PydanticField
+from pydantic.json_schema import DEFAULT_REF_TEMPLATE
 
 from apps.kit import docstrings, limits, nonfinite
 from apps.kit.entity import spread
 from apps.kit.errors import Invalid
+
+_DEFS = DEFAULT_REF_TEMPLATE.split("{")[0]   # "#/$defs/"
 
 
 class OperationDefinitionError(TypeError):
@@ -59,9 +63,11 @@ class Operation:
         model_name = "".join(part.title() for part in self.qualified_name.split("_")) + "Input"
         self.input_model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
         self._result = TypeAdapter(self.result_type)
-        self.output_schema, self.wrapped = self._object_schema()
+        schema = self._result.json_schema(mode="serialization")   # made once: a schema costs milliseconds
         # Only where a result may hold a float (or untyped values) is it looked at for NaN/Infinity on the way out.
-        self._nonfinite = nonfinite.finder(self._result.json_schema(mode="serialization"))
+        self._nonfinite = nonfinite.finder(schema)   # keeps no part of the schema
+        self.output_schema, self.wrapped = _object_schema(schema)
+        self._input_schemas: dict[str, str] = {}   # ref template -> the input schema's JSON
 
     @property
     def qualified_name(self) -> str:
@@ -71,17 +77,17 @@ class Operation:
     def summary(self) -> str:
         return self.description.split("\n\n")[0].replace("\n", " ")
 
-    def input_schema(self) -> dict:
-        return self.input_model.model_json_schema()
-
-    def _object_schema(self) -> tuple[dict, bool]:
-        """An object schema, and whether a non-object result had to be wrapped as ``{"result": ...}``."""
-        schema = self._result.json_schema(mode="serialization")
-        if schema.get("type") == "object":
-            return schema, False
-        defs = schema.pop("$defs", None)
-        wrapped = {"type": "object", "properties": {"result": schema}, "required": ["result"]}
-        return ({**wrapped, "$defs": defs} if defs else wrapped), True
+    def input_schema(self, ref_template: str = DEFAULT_REF_TEMPLATE) -> dict:
+        """The input model's JSON schema (``$ref``s written by ``ref_template``): a fresh copy each time,
+        made from the model once (the catalogue, MCP, OpenAPI and the OpenAI form each ask for it)."""
+        text = self._input_schemas.get(ref_template)
+        if text is None:
+            if ref_template == DEFAULT_REF_TEMPLATE:
+                schema = self.input_model.model_json_schema()
+            else:   # the same schema with its references written another way (pydantic names the $defs alike)
+                schema = _refs_as(self.input_schema(), ref_template)
+            text = self._input_schemas[ref_template] = json.dumps(schema)
+        return json.loads(text)
 
     def structured(self, data: Any) -> dict:
         """A dumped result as the JSON object MCP's structured content carries."""
@@ -111,6 +117,28 @@ class Operation:
             "function": {"name": self.qualified_name, "description": self.description,
                          "parameters": self.input_schema()},
         }
+
+
+def _refs_as(schema: Any, ref_template: str) -> Any:
+    """``schema`` with each ``{"$ref": "#/$defs/<name>"}`` written by ``ref_template`` instead."""
+    if isinstance(schema, list):
+        return [_refs_as(item, ref_template) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    ref = schema.get("$ref")
+    out = {key: _refs_as(value, ref_template) for key, value in schema.items()}
+    if isinstance(ref, str) and ref.startswith(_DEFS):
+        out["$ref"] = ref_template.format(model=ref[len(_DEFS):])
+    return out
+
+
+def _object_schema(schema: dict) -> tuple[dict, bool]:
+    """An object schema, and whether a non-object result had to be wrapped as ``{"result": ...}``."""
+    if schema.get("type") == "object":
+        return schema, False
+    defs = schema.pop("$defs", None)
+    wrapped = {"type": "object", "properties": {"result": schema}, "required": ["result"]}
+    return ({**wrapped, "$defs": defs} if defs else wrapped), True
 
 
 def invalid_from(errors: Sequence[Mapping[str, Any]], unknown: str = "is not an argument of this operation",

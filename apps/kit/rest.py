@@ -60,7 +60,7 @@ def operation_router(operations: list[Operation], get_episode: Callable) -> APIR
 
 
 def _request_body(op: Operation) -> dict:
-    schema = op.input_model.model_json_schema(ref_template=_REF)
+    schema = op.input_schema(_REF)
     schema.pop("$defs", None)
     return {"required": False, "content": {"application/json": {"schema": schema}}}
 
@@ -69,7 +69,7 @@ def document_inputs(api: FastAPI, operations: list[Operation]) -> None:
     """Add the input models' nested schemas to ``api``'s OpenAPI components."""
     defs = {}
     for op in operations:
-        defs.update(op.input_model.model_json_schema(ref_template=_REF).get("$defs", {}))
+        defs.update(op.input_schema(_REF).get("$defs", {}))
     build = api.openapi
 
     def openapi() -> dict[str, Any]:

@@ -225,6 +225,7 @@ def run(world: str = "acme", repeat: int = 200, live: int = 1000) -> dict:
         "memory": _memory(store, world),  # before the figures that make and drop episodes here (freed pages are reused)
         "served": served.run(world, repeat),
         "served_episode_create": _served_create(world, repeat),
+        "server_ready": _server_ready(world),
         "served_scale": _scale(world, repeat, live),
         "ow_command": _ow(store, world, min(repeat, 20)),
         "gui_page_render_server": render_times(store, world, max(repeat // 10, 5)),
@@ -247,6 +248,14 @@ def _served_create(world: str, repeat: int) -> dict:
             raise RuntimeError("the episode-create probe failed")
         return {"control_episode_create": served.times(
             lambda: http.post("/v1/episodes", json={"world": world}, headers=headers), repeat)}
+
+
+def _server_ready(world: str) -> dict:
+    """``officeworld up`` on the compiled world until ``/health`` answers (``python -m simulator.bench.scale``
+    gives it at a generated size)."""
+    from simulator.bench import scale
+
+    return scale.server_ready(world)
 
 
 def _scale(world: str, repeat: int, live: int) -> dict:

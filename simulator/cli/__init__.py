@@ -1,6 +1,11 @@
 """The ``officeworld`` command line: the root command (``main``) and its ``worlds``, ``tasks`` and ``gui`` groups."""
 
+import sys
+
+from simulator.cli.ahead import stamp_world_ahead
 from simulator.store.memory import serve_with_system_malloc
 
-# Before anything heavy is imported: a server runs again with PYTHONMALLOC=malloc (simulator/store/memory.py).
+# Before anything heavy is imported: a server runs again with PYTHONMALLOC=malloc (simulator/store/memory.py),
+# then has its world's files stat'ed in a child process while it imports the rest (simulator/cli/ahead.py).
 serve_with_system_malloc()
+stamp_world_ahead(sys.argv)

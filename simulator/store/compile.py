@@ -32,11 +32,12 @@ def compile_world(world: World, apps: dict[str, App], directory: Path | None = N
             for name, path in paths.items()}
 
 
-def world_images(root: Path, name: str, apps: dict[str, App], directory: Path | None = None) -> dict[str, bytes]:
-    """Each app's pristine image for the world folder ``root``; the world is loaded (and checked)
-    only when some app's image is not in the cache yet."""
+def world_images(root: Path, name: str, apps: dict[str, App], directory: Path | None = None,
+                 digest: str | None = None) -> dict[str, bytes]:
+    """Each app's pristine image for the world folder ``root`` (whose ``content_hash`` is ``digest`` when the
+    caller has it); the world is loaded (and checked) only when some app's image is not in the cache yet."""
     directory = directory or cache_dir()
-    digest = content_hash(root)  # once: the loader is handed it rather than reading every file again
+    digest = digest or content_hash(root)  # once: the loader is handed it rather than reading every file again
     paths = {app_name: _path(directory, name, digest, app) for app_name, app in apps.items()}
     if all(path.is_file() for path in paths.values()):
         return {app_name: path.read_bytes() for app_name, path in paths.items()}

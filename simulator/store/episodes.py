@@ -16,7 +16,6 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
@@ -42,10 +41,13 @@ class CompiledWorld:
     root: Path
     info: WorldInfo
     images: dict[str, bytes]
+    digest: str | None = None   # the files' digest the images were found by (made on first use when adopted)
 
-    @cached_property
+    @property
     def content_hash(self) -> str:
-        return content_hash(self.root)
+        if self.digest is None:
+            self.digest = content_hash(self.root)
+        return self.digest
 
 
 _FROM_ENV = object()  # a setting not given reads its environment variable
@@ -92,10 +94,12 @@ class EpisodeStore:
             if name not in self._worlds:
                 try:
                     root, info = load_info(name, world_sections(self.apps))
-                    images = world_images(root, info.name, self._local_apps(), self.cache_dir)
+                    # Once per world: an xl world's digest stats 105,000 files (trajectory headers carry it too).
+                    digest = content_hash(root)
+                    images = world_images(root, info.name, self._local_apps(), self.cache_dir, digest)
                 except WorldError as exc:
                     raise NotFound(str(exc), field="world") from None
-                self._worlds[name] = CompiledWorld(info.name, root, info, images)
+                self._worlds[name] = CompiledWorld(info.name, root, info, images, digest)
             return self._worlds[name]
 
     def adopt(self, name: str, images: dict[str, bytes]) -> CompiledWorld:

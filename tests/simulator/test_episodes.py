@@ -146,3 +146,22 @@ def test_a_server_on_a_compiled_world_reads_only_world_yaml(store, world_dir, mo
     (world_dir / "mail" / "globex" / "1.eml").write_text("changed")  # a changed world must be loaded again
     with pytest.raises(AssertionError, match="loaded again"):
         EpisodeStore(cache_dir=store.cache_dir).create(str(world_dir))
+
+
+def test_a_world_is_digested_once_and_recorded_episodes_carry_that_digest(world_cache, world_dir, tmp_path,
+                                                                          monkeypatch):
+    """The digest that found the world's images is the one trajectory headers carry: a recorded episode
+    does not stat the world's files again (an xl world's 105,000)."""
+    import json
+
+    from worlds import content_hash, loader
+
+    walks = []
+    real = loader._files
+    monkeypatch.setattr(loader, "_files", lambda root: walks.append(root) or real(root))
+    store = EpisodeStore(cache_dir=world_cache, trajectory_dir=tmp_path / "runs")
+    first = store.create(str(world_dir))
+    store.create(str(world_dir))
+    assert len(walks) == 1
+    header = json.loads((tmp_path / "runs" / f"{first.id}.jsonl").read_text().splitlines()[0])
+    assert header["world_hash"] == content_hash(world_dir) == store.world(str(world_dir)).content_hash

@@ -131,3 +131,77 @@ def test_the_collector_is_paused_inside_and_left_as_found():
     with pytest.raises(ValueError), paused():
         raise ValueError("an error inside")
     assert gc.isenabled()
+
+
+def test_the_checked_world_yaml_is_kept_and_taken_while_unchanged(folder, tmp_path, monkeypatch):
+    """``load_info`` keeps the checked ``world.yaml``; an unchanged file is not read nor checked again,
+    a changed one (or other code, or a torn memo) is."""
+    memo = tmp_path / "info.memo"
+    root, first = loader.load_info(folder, memo=memo)
+    assert root == folder and memo.is_file()
+    read = []
+    real = loader._load_info
+    monkeypatch.setattr(loader, "_load_info", lambda *a: read.append(a) or real(*a))
+    _, again = loader.load_info(folder, memo=memo)
+    assert again == first and read == []   # the same people, outsiders, time and zone; nothing read
+
+    monkeypatch.setattr(loader, "_CODE_DIGEST", "another-reader")
+    assert loader.load_info(folder, memo=memo)[1] == first and len(read) == 1
+    memo.write_text(memo.read_text()[:-20])   # torn: read again, kept again
+    assert loader.load_info(folder, memo=memo)[1] == first and len(read) == 2
+    assert loader.load_info(folder, memo=memo)[1] == first and len(read) == 2
+
+    time.sleep(0.05)
+    text = (folder / "world.yaml").read_text()
+    (folder / "world.yaml").write_text(text.replace(f"company: {first.company}", "company: Other Co"))
+    assert loader.load_info(folder, memo=memo)[1].company == "Other Co" and len(read) == 3
+    (folder / "world.yaml").write_text(text.replace(f"default_actor: {first.default_actor}",
+                                                    "default_actor: nobody@nowhere.test"))
+    with pytest.raises(loader.WorldError, match="default_actor"):   # still checked, never taken from the memo
+        loader.load_info(folder, memo=memo)
+
+
+def test_a_fresh_world_yaml_is_read_but_not_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(loader, "_SETTLED_S", 3600.0)
+    root = tmp_path / "w"
+    shutil.copytree(loader.WORLDS_DIR / "acme", root)
+    memo = tmp_path / "info.memo"
+    assert loader.load_info(root, memo=memo)[1].name == "acme"
+    assert not memo.exists()
+
+
+_AHEAD_PROBE = """
+import os
+import sys
+from pathlib import Path
+from worlds import loader
+root, memo = Path(sys.argv[1]), Path(sys.argv[2])
+parent, real = os.getpid(), loader._files
+def only_in_the_child(*args):
+    assert os.getpid() != parent, "walked in this process"
+    return real(*args)
+loader._files = only_in_the_child
+assert loader.stamp_ahead(root)
+kept = loader.content_hash(root, memo)   # the child's stamp matches the memo: nothing walked here
+(root / "mail" / "late.txt").write_text("changed after the memo was kept")
+loader._files = real
+assert loader.stamp_ahead(root)
+print(kept, loader.content_hash(root, memo))   # the stamp does not match: walked and read again here
+"""
+
+
+def test_a_stamp_taken_ahead_by_a_child_process_stands_for_the_walk(folder, tmp_path):
+    """``stamp_ahead`` (what ``officeworld up`` starts before its imports) stats the files in a child; the
+    digest is then kept without a walk here, and a stamp that does not match the memo is walked again."""
+    import subprocess
+    import sys
+
+    memo = tmp_path / "memo.json"
+    before = content_hash(folder, memo)
+    assert before == _full_digest(folder)
+    env = {**os.environ, "PYTHONPATH": str(Path(loader.__file__).parents[1])}
+    done = subprocess.run([sys.executable, "-c", _AHEAD_PROBE, str(folder), str(memo)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    kept, changed = done.stdout.split()
+    assert kept == before != changed == _full_digest(folder)

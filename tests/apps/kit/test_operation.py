@@ -85,3 +85,42 @@ def test_bad_arguments_name_the_field():
     with pytest.raises(Invalid) as extra:
         ops["get"].validate({"item_id": 1, "zap": 2})
     assert extra.value.field == "zap"
+
+
+class Inner(BaseModel):
+    x: float
+
+
+def test_schemas_are_made_once_and_handed_out_as_copies(monkeypatch):
+    """The input schema is built from the model once (another ref template rewrites its references);
+    every caller gets its own copy (the catalogue, MCP and OpenAPI each take one, OpenAPI's is changed)."""
+    ops = OperationSet("demo")
+
+    @ops.read
+    def nest(ctx: Ctx, inner: Inner, many: list[Inner] = []) -> list[Inner]:
+        """Nest.
+
+        Args:
+            inner: One.
+            many: Several.
+        """
+
+    op = ops["nest"]
+    model = op.input_model
+    template = "#/components/schemas/{model}"
+    assert op.input_schema() == model.model_json_schema()
+    assert op.input_schema(template) == model.model_json_schema(ref_template=template)
+    other = model.model_json_schema(ref_template="#/other/{model}/x")
+    assert op.output_schema["$defs"]["Inner"]["properties"]["x"]["type"] == "number" and op.wrapped
+    assert op.dump([Inner(x=float("nan"))]) == [{"x": None}]   # the result's float is still looked at
+
+    def no_building(*args, **kwargs):
+        raise AssertionError("the schema was built again")
+
+    monkeypatch.setattr(model, "model_json_schema", no_building)
+    first = op.input_schema()
+    first["properties"].clear()
+    first.pop("$defs")
+    assert op.input_schema()["properties"]["inner"]["$ref"] == "#/$defs/Inner"
+    assert op.input_schema(template)["properties"]["inner"]["$ref"] == "#/components/schemas/Inner"
+    assert op.input_schema("#/other/{model}/x") == other   # another template: the references rewritten

@@ -1,0 +1,33 @@
+"""``officeworld up`` starts the stamp of its world's files before its imports: which world it reads from
+the command line, and that nothing is started for any other command or for a world it cannot find yet."""
+
+import pytest
+
+from simulator.cli import ahead
+
+
+@pytest.mark.parametrize("argv, env, world", [
+    (["officeworld", "up"], {}, "acme"),
+    (["officeworld", "up"], {"OFFICEWORLD_WORLD": "harbor-legal"}, "harbor-legal"),
+    (["officeworld", "up", "--world", "/w/x", "--port", "8001"], {"OFFICEWORLD_WORLD": "acme"}, "/w/x"),
+    (["officeworld", "up", "--port=8001", "--world=/w/y"], {}, "/w/y"),
+    (["officeworld", "up", "--backend", "processes"], {}, None),
+    (["officeworld", "up", "--world", "acme", "--backend=inprocess"], {}, "acme"),
+    (["officeworld", "up", "--help"], {}, None),
+    (["officeworld", "bench", "--world", "acme"], {}, None),
+    (["officeworld"], {}, None),
+])
+def test_the_world_up_serves_is_read_from_its_command_line(argv, env, world):
+    assert ahead.world_of(argv, env) == world
+
+
+def test_a_stamp_is_started_only_for_a_world_folder_it_finds(monkeypatch, tmp_path):
+    started = []
+    monkeypatch.setattr("worlds.loader.stamp_ahead", lambda root: started.append(root) or True)
+    assert ahead.stamp_world_ahead(["officeworld", "up", "--world", "acme"], {})
+    assert started[-1].name == "acme" and (started[-1] / "world.yaml").is_file()
+    (tmp_path / "world.yaml").write_text("name: w\n")
+    assert ahead.stamp_world_ahead(["officeworld", "up", f"--world={tmp_path}"], {}) and started[-1] == tmp_path
+    assert not ahead.stamp_world_ahead(["officeworld", "up", "--world", "generated-xl"], {})  # found after imports
+    assert not ahead.stamp_world_ahead(["officeworld", "tasks", "check"], {})
+    assert len(started) == 2
