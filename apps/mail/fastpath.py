@@ -24,6 +24,7 @@ MESSAGE = (   # completed by a condition on e
     " (select json_group_array(label) from mail_entry_label where entry_id = e.id),"
     " exists (select 1 from mail_attachment a where a.message_id = m.id)"
     " from mail_entry e join mail_message m on m.id = e.message_id where ")
+_BY_ID, BY_THREAD = MESSAGE + "e.id = ?", MESSAGE + "e.thread_id = ? order by m.date, e.id"
 _FILES = "select id, filename, mime_type, size from mail_attachment where message_id = ? order by id"
 # Trash and spam, left out of a search unless it asks for them: one list for the query, not a lookup per entry.
 _VISIBLE = " and e.id not in (select entry_id from mail_entry_label where label in ('TRASH', 'SPAM'))"
@@ -46,10 +47,14 @@ _SUMMARY = (
 def snippet(body: str) -> str:
     """``" ".join(body.split())[:140]`` without splitting all of a long body: the words of a prefix,
     joined, are a prefix of the words of the whole, so a prefix whose words fill 140 characters will do."""
-    if len(body) > 1024:
-        head = " ".join(body[:1024].split())
+    if len(body) > 200:   # most bodies' first 200 characters hold 140 of their words' characters
+        head = " ".join(body[:200].split())
         if len(head) >= 140:
             return head[:140]
+        if len(body) > 1024:
+            head = " ".join(body[:1024].split())
+            if len(head) >= 140:
+                return head[:140]
     return " ".join(body.split())[:140]
 
 
@@ -58,17 +63,22 @@ def built(cls, fields: dict):
     the database and this module guarantee, every field given in the model's order. The equivalence tests
     (``tests/apps/mail/test_fastpath.py``) compare what this builds with the ORM's validated results."""
     made = cls.__new__(cls)
-    object.__setattr__(made, "__dict__", fields)
-    object.__setattr__(made, "__pydantic_fields_set__", set(fields))
-    object.__setattr__(made, "__pydantic_extra__", None)
-    object.__setattr__(made, "__pydantic_private__", None)
+    _set(made, "__dict__", fields)
+    # Every field is set, so the set of fields set is the same for all (pydantic only ever adds to it).
+    _set(made, "__pydantic_fields_set__", _FIELDS.get(cls) or _FIELDS.setdefault(cls, set(cls.model_fields)))
+    _set(made, "__pydantic_extra__", None)
+    _set(made, "__pydantic_private__", None)
     return made
+
+
+_set = object.__setattr__
+_FIELDS: dict[type, set[str]] = {}
 
 
 def message(ctx: Ctx, entry_id: int) -> s.Message:
     """The acting user's message ``entry_id`` in full (as ``store.detail(store.entry_of(...))``)."""
     conn = ctx.sql
-    row = conn.execute(MESSAGE + "e.id = ?", (entry_id,)).fetchone()
+    row = conn.execute(_BY_ID, (entry_id,)).fetchone()
     if row is None or row[1] != ctx.actor:
         raise NotFound(f"no message {entry_id} in your mailbox", field="message_id")
     return full(conn, row)
@@ -138,7 +148,7 @@ def summary(row: tuple) -> s.MessageSummary:
     return built(s.MessageSummary, {
         "id": eid, "thread_id": thread_id, "sender": sender, "sender_name": sender_name,
         "to": split_addresses(to), "cc": split_addresses(cc), "subject": subject,
-        "snippet": snippet(text if text.strip() or not html else body_text(text, html)),
+        "snippet": snippet(body_text(text, html) if html else text),
         "date": datetime.fromisoformat(date), "labels": list(tags), "unread": unread,
         "starred": starred, "has_attachments": bool(has_files)})
 
@@ -158,15 +168,27 @@ def relabel(ctx: Ctx, entry_ids: list[int], add=(), remove=()) -> s.Updated:
     ids = list(dict.fromkeys(entry_ids))
     conn = ctx.sql
     owners: dict[int, str] = {}
+    if len(ids) == 1:   # the common case, one prepared statement
+        owners.update(conn.execute(_OWNER, ids))
+    else:
+        _owners(conn, ids, owners)
+    for i in ids:
+        if owners.get(i) != ctx.actor:
+            raise NotFound(f"no message {i} in your mailbox", field="message_ids")
+    if remove:
+        conn.executemany(_UNLABEL, [(i, label) for i in ids for label in remove])
+    if add:
+        conn.executemany(_LABEL, [(i, label) for i in ids for label in dict.fromkeys(add)])
+    return built(s.Updated, {"updated": ids})
+
+
+_OWNER = "select id, owner from mail_entry where id = ?"
+_UNLABEL = "delete from mail_entry_label where entry_id = ? and label = ?"
+_LABEL = "insert or ignore into mail_entry_label (entry_id, label) values (?, ?)"
+
+
+def _owners(conn, ids: list[int], owners: dict[int, str]) -> None:
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
         marks = ",".join("?" * len(chunk))
         owners.update(conn.execute(f"select id, owner from mail_entry where id in ({marks})", chunk))
-    for i in ids:
-        if owners.get(i) != ctx.actor:
-            raise NotFound(f"no message {i} in your mailbox", field="message_ids")
-    conn.executemany("delete from mail_entry_label where entry_id = ? and label = ?",
-                     [(i, label) for i in ids for label in remove])
-    conn.executemany("insert or ignore into mail_entry_label (entry_id, label) values (?, ?)",
-                     [(i, label) for i in ids for label in dict.fromkeys(add)])
-    return s.Updated(updated=ids)

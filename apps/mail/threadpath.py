@@ -29,7 +29,7 @@ def thread(ctx: Ctx, thread_id: int) -> s.Thread:
     found = conn.execute(_OWNER, (thread_id,)).fetchone()
     if found is None or found[0] != ctx.actor:
         raise NotFound(f"no thread {thread_id} in your mailbox", field="thread_id")
-    rows = conn.execute(fastpath.MESSAGE + "e.thread_id = ? order by m.date, e.id", (thread_id,)).fetchall()
+    rows = conn.execute(fastpath.BY_THREAD, (thread_id,)).fetchall()
     return fastpath.built(s.Thread, {"id": thread_id, "subject": found[1],
                                      "messages": [fastpath.full(conn, row) for row in rows]})
 
