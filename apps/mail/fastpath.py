@@ -11,7 +11,6 @@ from datetime import datetime
 from functools import lru_cache
 
 from apps.kit import Ctx, Invalid, NotFound
-from apps.kit.database import utc_time
 from apps.mail import schemas as s
 from apps.mail.models import split_addresses
 from apps.mail.operators import Compiled
@@ -20,7 +19,7 @@ from apps.mail.search import compile_query
 
 MESSAGE = (   # completed by a condition on e
     "select e.id, e.owner, e.thread_id, m.id, m.rfc_id, m.sender, m.sender_name, m.to_addrs, m.cc_addrs,"
-    " m.bcc_addrs, m.subject, m.body_text, m.body_html, m.date, m.in_reply_to,"
+    " m.bcc_addrs, m.subject, m.body_text, m.body_html, m.date || 'Z', m.in_reply_to,"
     " (select json_group_array(label) from mail_entry_label where entry_id = e.id),"
     " exists (select 1 from mail_attachment a where a.message_id = m.id)"
     " from mail_entry e join mail_message m on m.id = e.message_id where ")
@@ -91,10 +90,11 @@ def full(conn, row: tuple) -> s.Message:
     labels, unread, starred = label_set(labels)   # one query: the labels as a JSON array, attachments only when there are
     files = [built(s.AttachmentInfo, {"id": i, "filename": f, "mime_type": t, "size": n})
              for i, f, t, n in conn.execute(_FILES, (mid,))] if has_files else []
-    body = body_text(body, html)
+    if html:
+        body = body_text(body, html)
     return built(s.Message, {
         "id": eid, "thread_id": thread_id, "sender": sender, "sender_name": sender_name, "to": split_addresses(to),
-        "cc": split_addresses(cc), "subject": subject, "snippet": snippet(body), "date": utc_time(date),
+        "cc": split_addresses(cc), "subject": subject, "snippet": snippet(body), "date": datetime.fromisoformat(date),
         "labels": list(labels), "unread": unread, "starred": starred,
         "has_attachments": bool(files), "bcc": split_addresses(bcc) if owner == sender else [], "body": body,
         "body_html": html, "message_id": rfc_id, "in_reply_to": in_reply_to, "attachments": files})
