@@ -7,35 +7,35 @@ compares both on every message of a world); they exist because the ORM costs ~10
 from __future__ import annotations
 
 import json
+from datetime import datetime
+from functools import lru_cache
 
 from apps.kit import Ctx, Invalid, NotFound
-from apps.kit.database import utc_time
 from apps.mail import schemas as s
 from apps.mail.models import split_addresses
+from apps.mail.operators import Compiled
 from apps.mail.rendering import body_text
 from apps.mail.search import compile_query
 
-_MESSAGE = (
+MESSAGE = (   # completed by a condition on e
     "select e.id, e.owner, e.thread_id, m.id, m.rfc_id, m.sender, m.sender_name, m.to_addrs, m.cc_addrs,"
-    " m.bcc_addrs, m.subject, m.body_text, m.body_html, m.date, m.in_reply_to,"
+    " m.bcc_addrs, m.subject, m.body_text, m.body_html, m.date || 'Z', m.in_reply_to,"
     " (select json_group_array(label) from mail_entry_label where entry_id = e.id),"
     " exists (select 1 from mail_attachment a where a.message_id = m.id)"
-    " from mail_entry e join mail_message m on m.id = e.message_id where e.id = ?")
+    " from mail_entry e join mail_message m on m.id = e.message_id where ")
+_BY_ID, BY_THREAD = MESSAGE + "e.id = ?", MESSAGE + "e.thread_id = ? order by m.date, e.id"
 _FILES = "select id, filename, mime_type, size from mail_attachment where message_id = ? order by id"
 # Trash and spam, left out of a search unless it asks for them: one list for the query, not a lookup per entry.
 _VISIBLE = " and e.id not in (select entry_id from mail_entry_label where label in ('TRASH', 'SPAM'))"
 _JOIN = "mail_entry e join mail_message m on m.id = e.message_id"
-_NEWEST = "m.date desc, e.id desc"   # dates are stored as sortable text
-# Free text only: the index finds the messages, their entries are found by message (``+`` keeps SQLite from
-# scanning the owner's entries per message instead), and only the actor's are scored (bm25 is read per row kept).
-_TEXT = ("select e.id from mail_message_fts cross join mail_entry e on e.message_id = mail_message_fts.rowid"
-         " cross join mail_message m on m.id = e.message_id where mail_message_fts match ? and +e.owner = ?{visible}"
-         " order by bm25(mail_message_fts), " + _NEWEST)
+# Free text only: the index finds the messages, their entries are found by message and owner (an index
+# covers both), and only the actor's are scored (bm25 is read per row kept).
+_TEXT = ("mail_message_fts cross join mail_entry e on e.message_id = mail_message_fts.rowid cross join mail_message m"
+         " on m.id = e.message_id", "mail_message_fts match ? and e.owner = ?", "bm25(mail_message_fts)")
 # Free text among other terms: every message the text terms score, once; one no term scores counts 0.
-_RANKED = ("select e.id from " + _JOIN + " left join (select rowid, bm25(mail_message_fts) as score from"
-           " mail_message_fts where mail_message_fts match ?) r on r.rowid = m.id where e.owner = ? and {where}{visible}"
-           " order by coalesce(r.score, 0), " + _NEWEST)
-_PLAIN = "select e.id from " + _JOIN + " where e.owner = ? and {where}{visible} order by " + _NEWEST
+_RANKED = (_JOIN + " left join (select rowid, bm25(mail_message_fts) as score from mail_message_fts where"
+           " mail_message_fts match ?) r on r.rowid = m.id", "e.owner = ? and {where}", "coalesce(r.score, 0)")
+_PLAIN = (_JOIN, "e.owner = ? and {where}", None)
 _SUMMARY = (
     "select e.id, e.thread_id, m.sender, m.sender_name, m.to_addrs, m.cc_addrs, m.subject, m.body_text,"
     " m.body_html, m.date || 'Z', exists (select 1 from mail_attachment a where a.message_id = m.id),"
@@ -46,33 +46,58 @@ _SUMMARY = (
 def snippet(body: str) -> str:
     """``" ".join(body.split())[:140]`` without splitting all of a long body: the words of a prefix,
     joined, are a prefix of the words of the whole, so a prefix whose words fill 140 characters will do."""
-    if len(body) > 1024:
-        head = " ".join(body[:1024].split())
+    if len(body) > 200:   # most bodies' first 200 characters hold 140 of their words' characters
+        head = " ".join(body[:200].split())
         if len(head) >= 140:
             return head[:140]
+        if len(body) > 1024:
+            head = " ".join(body[:1024].split())
+            if len(head) >= 140:
+                return head[:140]
     return " ".join(body.split())[:140]
+
+
+def built(cls, fields: dict):
+    """A result model taken from ``fields`` as its ``__dict__``, unchecked (``Step.complete``'s way): for values
+    the database and this module guarantee, every field given in the model's order. The equivalence tests
+    (``tests/apps/mail/test_fastpath.py``) compare what this builds with the ORM's validated results."""
+    made = cls.__new__(cls)
+    _set(made, "__dict__", fields)
+    # Every field is set, so the set of fields set is the same for all (pydantic only ever adds to it).
+    _set(made, "__pydantic_fields_set__", _FIELDS.get(cls) or _FIELDS.setdefault(cls, set(cls.model_fields)))
+    _set(made, "__pydantic_extra__", None)
+    _set(made, "__pydantic_private__", None)
+    return made
+
+
+_set = object.__setattr__
+_FIELDS: dict[type, set[str]] = {}
 
 
 def message(ctx: Ctx, entry_id: int) -> s.Message:
     """The acting user's message ``entry_id`` in full (as ``store.detail(store.entry_of(...))``)."""
     conn = ctx.sql
-    row = conn.execute(_MESSAGE, (entry_id,)).fetchone()
+    row = conn.execute(_BY_ID, (entry_id,)).fetchone()
     if row is None or row[1] != ctx.actor:
         raise NotFound(f"no message {entry_id} in your mailbox", field="message_id")
+    return full(conn, row)
+
+
+def full(conn, row: tuple) -> s.Message:
+    """A message in full from a row of ``MESSAGE``'s columns."""
     (eid, owner, thread_id, mid, rfc_id, sender, sender_name, to, cc, bcc, subject, body, html, date,
      in_reply_to, labels, has_files) = row
-    labels = sorted(json.loads(labels))   # one query: the labels as a JSON array, attachments only when there are
-    files = [s.AttachmentInfo(id=i, filename=f, mime_type=t, size=n) for i, f, t, n in conn.execute(_FILES, (mid,))
-             ] if has_files else []
-    body = body_text(body, html)
-    return s.Message(
-        id=eid, thread_id=thread_id, sender=sender, sender_name=sender_name, to=split_addresses(to),
-        cc=split_addresses(cc), subject=subject, snippet=snippet(body),
-        date=utc_time(date), labels=labels, unread="UNREAD" in labels,
-        starred="STARRED" in labels, has_attachments=bool(files),
-        bcc=split_addresses(bcc) if owner == sender else [], body=body, body_html=html, message_id=rfc_id,
-        in_reply_to=in_reply_to, attachments=files,
-    )
+    labels, unread, starred = label_set(labels)   # one query: the labels as a JSON array, attachments only when there are
+    files = [built(s.AttachmentInfo, {"id": i, "filename": f, "mime_type": t, "size": n})
+             for i, f, t, n in conn.execute(_FILES, (mid,))] if has_files else []
+    if html:
+        body = body_text(body, html)
+    return built(s.Message, {
+        "id": eid, "thread_id": thread_id, "sender": sender, "sender_name": sender_name, "to": split_addresses(to),
+        "cc": split_addresses(cc), "subject": subject, "snippet": snippet(body), "date": datetime.fromisoformat(date),
+        "labels": list(labels), "unread": unread, "starred": starred,
+        "has_attachments": bool(files), "bcc": split_addresses(bcc) if owner == sender else [], "body": body,
+        "body_html": html, "message_id": rfc_id, "in_reply_to": in_reply_to, "attachments": files})
 
 
 def search(ctx: Ctx, query: str, limit: int, offset: int) -> s.SearchResult:
@@ -81,35 +106,59 @@ def search(ctx: Ctx, query: str, limit: int, offset: int) -> s.SearchResult:
 
     One statement finds and orders the matches (ids only: the count is their number), one more reads
     the page; a query of free text alone is driven by the full-text index."""
+    sql, params, _ = matches(ctx, query)
+    ids = [r[0] for r in ctx.sql.execute(sql, params)]
+    return built(s.SearchResult, {"total": len(ids), "messages": summaries(ctx.sql, ids[offset:offset + limit])})
+
+
+def matches(ctx: Ctx, query: str, threads: bool = False) -> tuple[str, list, Compiled]:
+    """The statement listing the actor's entries a query matches (ids), best first: by relevance (lower bm25
+    first) when it has free text, then newest first. With ``threads``, their threads' ids instead, each
+    once, ranked by its best match, then by its newest match. Its parameters and the compiled query too."""
     q = compile_query(query, ctx.actor, ctx.now, ctx.world.timezone)
-    visible = "" if q.include_hidden else _VISIBLE
     text = q.free_text()
     if text is not None:
-        sql, params = _TEXT.format(visible=visible), [text, ctx.actor]
+        (source, where, score), params = _TEXT, [text, ctx.actor]
     elif q.rank_terms:
-        sql, params = _RANKED.format(where=q.where, visible=visible), [" OR ".join(q.rank_terms), ctx.actor, *q.params]
+        (source, where, score), params = _RANKED, [" OR ".join(q.rank_terms), ctx.actor, *q.params]
     else:
-        sql, params = _PLAIN.format(where=q.where, visible=visible), [ctx.actor, *q.params]
-    ids = [r[0] for r in ctx.sql.execute(sql, params)]
-    return s.SearchResult.model_validate({"total": len(ids), "messages": _summaries(ctx, ids[offset:offset + limit])})
+        (source, where, score), params = _PLAIN, [ctx.actor, *q.params]
+    where = where.replace("{where}", q.where) + ("" if q.include_hidden else _VISIBLE)
+    if threads:   # grouped after scoring (materialized: bm25 cannot be read inside an aggregate)
+        rows = f"select e.thread_id as thread, {score or 0} as score, m.date as date from {source} where {where}"
+        order = "min(score), max(date) desc" if score else "max(date) desc"
+        return (f"with hits as materialized ({rows}) select thread from hits group by thread order by {order},"
+                " thread desc", params, q)
+    order = ([score] if score else []) + ["m.date desc", "e.id desc"]   # dates are stored as sortable text
+    return f"select e.id from {source} where {where} order by {', '.join(order)}", params, q
 
 
-def _summaries(ctx: Ctx, entry_ids: list[int]) -> list[dict]:
-    """The fields of ``MessageSummary`` for the acting user's entries, in the order given; validated by the
-    caller in one go (the date is the stored UTC text, marked as UTC)."""
+def summaries(conn, entry_ids: list[int]) -> list[s.MessageSummary]:
+    """``MessageSummary`` of entries, in the order given (the date is the stored UTC text, marked as UTC)."""
     if not entry_ids:
         return []
-    rows = {r[0]: r for r in ctx.sql.execute(_SUMMARY.format(marks=",".join("?" * len(entry_ids))), entry_ids)}
-    out = []
-    for i in entry_ids:
-        eid, thread_id, sender, sender_name, to, cc, subject, text, html, date, has_files, labels = rows[i]
-        tags = sorted(json.loads(labels))
-        out.append({"id": eid, "thread_id": thread_id, "sender": sender, "sender_name": sender_name,
-                    "to": split_addresses(to), "cc": split_addresses(cc), "subject": subject,
-                    "snippet": snippet(text if text.strip() or not html else body_text(text, html)), "date": date,
-                    "labels": tags, "unread": "UNREAD" in tags, "starred": "STARRED" in tags,
-                    "has_attachments": bool(has_files)})
-    return out
+    rows = {r[0]: r for r in conn.execute(_SUMMARY.format(marks=",".join("?" * len(entry_ids))), entry_ids)}
+    return [summary(rows[i]) for i in entry_ids]
+
+
+def summary(row: tuple) -> s.MessageSummary:
+    """A ``MessageSummary`` from a row of ``_SUMMARY``'s columns."""
+    eid, thread_id, sender, sender_name, to, cc, subject, text, html, date, has_files, labels = row
+    tags, unread, starred = label_set(labels)
+    return built(s.MessageSummary, {
+        "id": eid, "thread_id": thread_id, "sender": sender, "sender_name": sender_name,
+        "to": split_addresses(to), "cc": split_addresses(cc), "subject": subject,
+        "snippet": snippet(body_text(text, html) if html else text),
+        "date": datetime.fromisoformat(date), "labels": list(tags), "unread": unread,
+        "starred": starred, "has_attachments": bool(has_files)})
+
+
+@lru_cache(maxsize=4096)
+def label_set(labels: str) -> tuple[tuple[str, ...], bool, bool]:
+    """An entry's labels from their JSON array, sorted, and whether they mark it unread and starred: a handful
+    of label sets recur across a mailbox, so each is parsed once (the caller copies the tuple to a list)."""
+    tags = tuple(sorted(json.loads(labels)))
+    return tags, "UNREAD" in tags, "STARRED" in tags
 
 
 def relabel(ctx: Ctx, entry_ids: list[int], add=(), remove=()) -> s.Updated:
@@ -119,15 +168,27 @@ def relabel(ctx: Ctx, entry_ids: list[int], add=(), remove=()) -> s.Updated:
     ids = list(dict.fromkeys(entry_ids))
     conn = ctx.sql
     owners: dict[int, str] = {}
+    if len(ids) == 1:   # the common case, one prepared statement
+        owners.update(conn.execute(_OWNER, ids))
+    else:
+        _owners(conn, ids, owners)
+    for i in ids:
+        if owners.get(i) != ctx.actor:
+            raise NotFound(f"no message {i} in your mailbox", field="message_ids")
+    if remove:
+        conn.executemany(_UNLABEL, [(i, label) for i in ids for label in remove])
+    if add:
+        conn.executemany(_LABEL, [(i, label) for i in ids for label in dict.fromkeys(add)])
+    return built(s.Updated, {"updated": ids})
+
+
+_OWNER = "select id, owner from mail_entry where id = ?"
+_UNLABEL = "delete from mail_entry_label where entry_id = ? and label = ?"
+_LABEL = "insert or ignore into mail_entry_label (entry_id, label) values (?, ?)"
+
+
+def _owners(conn, ids: list[int], owners: dict[int, str]) -> None:
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
         marks = ",".join("?" * len(chunk))
         owners.update(conn.execute(f"select id, owner from mail_entry where id in ({marks})", chunk))
-    for i in ids:
-        if owners.get(i) != ctx.actor:
-            raise NotFound(f"no message {i} in your mailbox", field="message_ids")
-    conn.executemany("delete from mail_entry_label where entry_id = ? and label = ?",
-                     [(i, label) for i in ids for label in remove])
-    conn.executemany("insert or ignore into mail_entry_label (entry_id, label) values (?, ?)",
-                     [(i, label) for i in ids for label in dict.fromkeys(add)])
-    return s.Updated(updated=ids)

@@ -86,7 +86,7 @@ class Entry(SQLModel, table=True):
     __tablename__ = "mail_entry"
     id: int = attr(None, primary_key=True, description="The message's id in this mailbox (use it in other "
                    "operations)", create=False, update=False, world=False)
-    owner: str = attr(index=True, description="Whose mailbox", **_ROW)
+    owner: str = attr(description="Whose mailbox", **_ROW)   # indexed with message_id (``DDL``)
     message_id: int = attr(foreign_key="mail_message.id", index=True, description="The message", **_ROW)
     thread_id: int = attr(foreign_key="mail_thread.id", index=True, description="The conversation",
                           create=False, update=False, world=False)
@@ -122,11 +122,15 @@ TABLES: list[type[SQLModel]] = [Message, Attachment, Thread, Entry, EntryLabel, 
 # Full-text index over messages; the people column lets free text match names and addresses too.
 FULLTEXT = {"subject": "new.subject", "body": "new.body_text",
             "people": "new.sender_name || ' ' || new.sender || ' ' || new.to_addrs || ' ' || new.cc_addrs"}
-DDL = fts5_index("mail_message", FULLTEXT)
+# A mailbox's entries by owner, covering the message each holds: a search joins a person's entries to
+# the messages that match (or that the full-text index found), and to their threads, without reading the entry rows.
+DDL = [*fts5_index("mail_message", FULLTEXT),
+       "create index ix_mail_entry_owner_message on mail_entry (owner, message_id, thread_id)"]
 
 
 def split_addresses(text: str) -> list[str]:
-    return [a for a in text.split(",") if a]
+    parts = text.split(",")
+    return parts if "" not in parts else [a for a in parts if a]   # stored lists have no empty parts (but "")
 
 
 def join_addresses(addresses: list[str]) -> str:

@@ -8,15 +8,12 @@ from __future__ import annotations
 from sqlmodel import col, delete, func, select
 
 from apps.kit import Conflict, Ctx, Invalid, NotFound, OperationSet, content
-from apps.mail import fastpath, store
+from apps.mail import fastpath, store, threadpath
 from apps.mail import models as m
 from apps.mail import schemas as s
-from apps.mail.operators import Compiled
-from apps.mail.search import compile_query
 
 ops = OperationSet("mail")
 
-_HIDDEN = ("TRASH", "SPAM")
 _SETTABLE = {"INBOX", "STARRED", "IMPORTANT", "UNREAD"}
 
 
@@ -47,26 +44,6 @@ def check_page(limit: int, offset: int) -> None:
         raise Invalid("offset: must not be negative", field="offset")
 
 
-def matching(ctx: Ctx, query: str) -> tuple[str, list, Compiled]:
-    """The SQL condition (on entry ``e`` and message ``m``) for the actor's messages a query matches."""
-    q = compile_query(query, ctx.actor, ctx.now, ctx.world.timezone)
-    where, params = f"e.owner = ? and {q.where}", [ctx.actor, *q.params]
-    if not q.include_hidden:
-        where += " and not exists (select 1 from mail_entry_label h where h.entry_id = e.id and h.label in (?, ?))"
-        params += list(_HIDDEN)
-    return where, params, q
-
-
-def ranking(rank_terms: list[str]) -> tuple[str, list, str]:
-    """A join scoring free-text matches (once for the whole query), its parameters and an order prefix."""
-    if not rank_terms:
-        return "", [], ""
-    # Matches by other terms only (an OR) come after the ranked ones.
-    join = ("left join (select rowid, bm25(mail_message_fts) as score from mail_message_fts "
-            "where mail_message_fts match ?) r on r.rowid = m.id ")
-    return join, [" OR ".join(rank_terms)], "coalesce(r.score, 0), "
-
-
 @ops.read
 def get_message(ctx: Ctx, message_id: int) -> s.Message:
     """Read one message in full: headers, body, labels and attachment list.
@@ -84,13 +61,7 @@ def get_thread(ctx: Ctx, thread_id: int) -> s.Thread:
     Args:
         thread_id: Id of the thread (the thread_id of any of its messages).
     """
-    thread = ctx.session.get(m.Thread, thread_id)
-    if thread is None or thread.owner != ctx.actor:
-        raise NotFound(f"no thread {thread_id} in your mailbox", field="thread_id")
-    entries = ctx.session.exec(
-        select(m.Entry).join(m.Message, col(m.Message.id) == col(m.Entry.message_id))
-        .where(col(m.Entry.thread_id) == thread_id).order_by(col(m.Message.date), col(m.Entry.id))).all()
-    return s.Thread(id=thread.id, subject=thread.subject, messages=[store.detail(ctx.session, e) for e in entries])
+    return threadpath.thread(ctx, thread_id)
 
 
 @ops.read

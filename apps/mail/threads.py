@@ -8,7 +8,7 @@ from __future__ import annotations
 from sqlmodel import col, select
 
 from apps.kit import Ctx, Invalid, NotFound, OperationSet
-from apps.mail import fastpath, operations, store
+from apps.mail import fastpath, operations, store, threadpath
 from apps.mail import models as m
 from apps.mail import schemas as s
 
@@ -30,18 +30,7 @@ def search_threads(ctx: Ctx, query: str = "", limit: int = 20, offset: int = 0,
         include_messages: Also list each thread's messages, oldest first.
     """
     operations.check_page(limit, offset)
-    where, params, q = operations.matching(ctx, query)
-    conn = ctx.sql
-    base = "from mail_entry e join mail_message m on m.id = e.message_id"
-    total = conn.execute(f"select count(distinct e.thread_id) {base} where {where}", params).fetchone()[0]
-    rank_join, rank_params, order = operations.ranking(q.rank_terms)
-    order = order.replace("coalesce(r.score, 0)", "min(coalesce(r.score, 0))")
-    thread_ids = [r[0] for r in conn.execute(
-        f"select e.thread_id {base} {rank_join}where {where} group by e.thread_id "
-        f"order by {order}max(m.date) desc, e.thread_id desc limit ? offset ?",
-        [*rank_params, *params, limit, offset])]
-    return s.ThreadSearchResult(total=total, threads=[
-        _summary(ctx, t, include_hidden=q.include_hidden, with_messages=include_messages) for t in thread_ids])
+    return threadpath.search(ctx, query, limit, offset, include_messages)
 
 
 def _thread_entries(ctx: Ctx, thread_id: int, include_hidden: bool) -> list[int]:
@@ -53,21 +42,6 @@ def _thread_entries(ctx: Ctx, thread_id: int, include_hidden: bool) -> list[int]
     labels = store.labels_of(ctx.session, list(rows))
     visible = [i for i in rows if not {"TRASH", "SPAM"} & set(labels[i])]
     return visible or list(rows)
-
-
-def _summary(ctx: Ctx, thread_id: int, include_hidden: bool, with_messages: bool) -> s.ThreadSummary:
-    thread = ctx.session.get(m.Thread, thread_id)
-    messages = store.summaries(ctx.session, _thread_entries(ctx, thread_id, include_hidden))
-    latest = messages[-1]
-    people = list(dict.fromkeys(msg.sender_name or msg.sender for msg in messages))
-    return s.ThreadSummary(
-        id=thread_id, subject=(thread.subject if thread else "") or latest.subject, snippet=latest.snippet, date=latest.date,
-        message_count=len(messages), participants=people,
-        labels=sorted({label for msg in messages for label in msg.labels}),
-        unread=any(msg.unread for msg in messages), starred=any(msg.starred for msg in messages),
-        has_attachments=any(msg.has_attachments for msg in messages), latest=latest,
-        messages=messages if with_messages else None,
-    )
 
 
 def _entries(ctx: Ctx, thread_ids: list[int], keep=lambda labels: True) -> list[int]:

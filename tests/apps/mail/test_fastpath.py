@@ -3,6 +3,7 @@
 from datetime import datetime, timezone
 
 import pytest
+from mail_reference import QUERIES, ranking
 from sqlmodel import select
 
 from apps.kit import Ctx, Invalid, NotFound
@@ -50,15 +51,6 @@ def test_relabel_writes_what_the_orm_reads_and_refuses_others_messages(store, wo
     assert not theirs.state_changed
 
 
-# Queries of every kind: operators, free text (ranked; alone it is driven by the full-text index), OR and
-# negation, trash and spam asked for, labels in any case and with a space written as '-', empty phrases.
-QUERIES = ["", "renewal", "from:me is:unread", "pipeline forecast", "renewal OR budget", "-renewal in:inbox",
-           "in:anywhere", "in:trash", "has:attachment", "subject:(deck board)", "is:starred OR is:important",
-           '"quarterly review"', "budget AROUND 5 approval", "label:inbox -from:me", "newer_than:30d",
-           "renewal budget", "RENEWAL contract", '"" renewal', 'renewal "!!"', "from:me renewal",
-           "in:anywhere renewal", "-renewal", "renewal AROUND 10 budget pipeline", "is:UNREAD in:Inbox",
-           "label:follow-up", "label:FOLLOW-UP", "label:Deals -is:read", "to:me cc:me", "bcc:me OR deliveredto:ME",
-           "from:DANA", "filename:PDF", "subject:RENEWAL", "larger:1K", "in:SENT", "has:userlabels"]
 BAD = ["foo:bar", "in:nowhere", "(renewal", "renewal)", "is:muted", "larger:huge", "renewal AROUND x"]
 
 
@@ -88,8 +80,6 @@ class FirstSpelling(Parser):
 
 def _reference(ctx, query, limit, offset):
     """The search as it ran before the fast path: a count, a ranked page, then ORM summaries."""
-    from apps.mail.operations import ranking
-
     q = FirstSpelling(query, ctx.actor, ctx.now, ctx.world.timezone).compile()
     where, params = f"e.owner = ? and {q.where}", [ctx.actor, *q.params]
     if not q.include_hidden:
