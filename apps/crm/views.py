@@ -14,6 +14,7 @@ from apps.crm import store
 from apps.crm.picklists import CASE_PRIORITIES, CLOSED_STAGES, OPEN_STAGES, STAGES
 from apps.crm.query import compile_soql
 from apps.kit import Ctx, Invalid, OperationSet
+from apps.kit.wire import Wire
 
 ops = OperationSet("crm")
 SearchObject = Literal["Account", "Contact", "Lead", "Opportunity", "Case"]
@@ -72,7 +73,7 @@ def _cell(value, kind: str):
 
 
 @ops.read
-def query(ctx: Ctx, soql: str) -> s.QueryResult:
+def query(ctx: Ctx, soql: str) -> Wire[s.QueryResult]:
     """Query one kind of record with a small subset of SOQL.
 
     SELECT field, ... | FIELDS(ALL) | COUNT() FROM Account|Contact|Lead|Opportunity|Case|Task|Event|Note
@@ -89,14 +90,15 @@ def query(ctx: Ctx, soql: str) -> s.QueryResult:
     q = compile_soql(soql, today)
     base = f"from {m.OBJECTS[q.object].__tablename__} t where {q.where}"
     total = ctx.sql.execute(f"select count(*) {base}", q.params).fetchone()[0]
+    # Built in the form a QueryResult dumps to: its records hold SQLite's own values, which dump as they are.
     if q.count_only:
-        return s.QueryResult(object=q.object, total_size=total, matching=total, records=[])
+        return Wire({"object": q.object, "total_size": total, "matching": total, "records": []})
     order = ", ".join([*q.order, "t.id asc"])
     columns = ", ".join(f.sql for f in q.select)
     rows = ctx.sql.execute(f"select {columns} {base} order by {order} limit ? offset ?",
                               [*q.params, q.limit, q.offset]).fetchall()
     records = [{f.name: _cell(v, f.kind) for f, v in zip(q.select, row)} for row in rows]
-    return s.QueryResult(object=q.object, total_size=len(records), matching=total, records=records)
+    return Wire({"object": q.object, "total_size": len(records), "matching": total, "records": records})
 
 
 def _owner_filter(ctx: Ctx, owner: str | None) -> str | None:

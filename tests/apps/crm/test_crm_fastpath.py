@@ -1,5 +1,6 @@
-"""The plain-SQL reads give what the ORM paths give, on every opportunity and contact of a world."""
+"""The plain-SQL reads give what the ORM paths give, field by field and in order, on every record of a world."""
 
+import json
 from datetime import datetime, timezone
 
 import pytest
@@ -7,9 +8,11 @@ from sqlmodel import select
 
 from apps.crm import fastpath, selling
 from apps.crm import models as m
+from apps.crm import schemas as s
 from apps.crm import store as crm_store
 from apps.kit import Ctx, NotFound
 from apps.kit.invoker import invoke
+from apps.kit.wire import Wire
 
 
 def _ctx(db, session=None):
@@ -18,28 +21,88 @@ def _ctx(db, session=None):
     return ctx
 
 
-def test_reads_match_the_orm_paths_for_every_record(store, world_dir):
-    episode = store.create(str(world_dir))
+def _account_orm(ctx, a):
+    """``get_account`` as the ORM path built it: the account, then its related lists by ``store.related``."""
+    return s.AccountDetail(
+        **crm_store.account(ctx, a).model_dump(),
+        contacts=[crm_store.contact(ctx, c) for c in crm_store.related(ctx, m.Contact, m.Contact.account_id, a.id,
+                                                                        m.Contact.last_name)],
+        opportunities=[crm_store.opportunity(ctx, o) for o in crm_store.related(
+            ctx, m.Opportunity, m.Opportunity.account_id, a.id, m.Opportunity.close_date)],
+        cases=[crm_store.case(ctx, c) for c in crm_store.related(ctx, m.Case, m.Case.account_id, a.id,
+                                                                  m.Case.created_at)],
+    )
+
+
+# object: (table, fast path, ORM reference, operation)
+READS = {
+    "account": (m.Account, fastpath.account_detail, _account_orm, "get_account"),
+    "contact": (m.Contact, fastpath.contact, crm_store.contact, "get_contact"),
+    "lead": (m.Lead, fastpath.lead, crm_store.lead, "get_lead"),
+    "opportunity": (m.Opportunity, fastpath.opportunity_detail, selling.detail, "get_opportunity"),
+    "case": (m.Case, fastpath.case, crm_store.case, "get_case"),
+}
+
+
+def _text(data) -> str:
+    """A dumped result as JSON text: equal only when every field, value and key order is."""
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize("world", ["acme", "small"])
+def test_reads_match_the_orm_paths_for_every_record(store, world_dir, world):
+    episode = store.create("acme" if world == "acme" else str(world_dir))
     crm = store.apps["crm"].operations
     some = invoke(episode, crm["query"], {"soql": "SELECT id FROM Opportunity"}, "python").result["records"][0]["id"]
     moved = invoke(episode, crm["update_opportunity"], {"opportunity_id": some, "stage": "Closed Lost",
                                                          "close_date": "2026-03-20", "loss_reason": "price"}, "python")
     assert moved.error is None
+    for name, args in (("create_case", {"subject": "No account", "status": "Closed"}),   # no account, contact
+                       ("create_contact", {"last_name": "Alone", "first_name": " "}),      # no account, a blank first name
+                       ("convert_lead", {"lead_id": 1})):                                  # converted: times, flags
+        assert invoke(episode, crm[name], args, "python").error is None, name
     db = episode.db("crm")
+    expected: dict[str, dict] = {}
     with db.session() as session:
         ctx = _ctx(db, session)
-        opportunities = {o.id: selling.detail(ctx, o).model_dump(mode="json") for o in session.exec(select(m.Opportunity))}
-        contacts = {c.id: crm_store.contact(ctx, c).model_dump(mode="json") for c in session.exec(select(m.Contact))}
-    assert opportunities and contacts and any(c["reports_to_name"] for c in contacts.values())
-    assert len(opportunities[some]["history"]) >= 2
-    for record_id, dumped in opportunities.items():
-        assert fastpath.opportunity_detail(_ctx(db), record_id).model_dump(mode="json") == dumped
-    for record_id, dumped in contacts.items():
-        assert fastpath.contact(_ctx(db), record_id).model_dump(mode="json") == dumped
-    with pytest.raises(NotFound, match="no opportunity with id 9999"):
-        fastpath.opportunity_detail(_ctx(db), 9999)
-    with pytest.raises(NotFound, match="no contact with id 9999"):
-        fastpath.contact(_ctx(db), 9999)
+        for what, (table, _, orm, _) in READS.items():
+            expected[what] = {r.id: orm(ctx, r).model_dump(mode="json") for r in session.exec(select(table))}
+    assert all(expected.values())
+    assert any(c["reports_to_name"] for c in expected["contact"].values())
+    assert any(c["contact_name"] for c in expected["case"].values())
+    assert any(c["account_name"] is None and c["is_closed"] for c in expected["case"].values())
+    assert any(lead["is_converted"] and lead["converted_at"] for lead in expected["lead"].values())
+    assert len(expected["opportunity"][some]["history"]) >= 2
+    assert any(a["contacts"] and a["opportunities"] for a in expected["account"].values())
+    for what, (_, fast, _, name) in READS.items():
+        op = crm[name]
+        for record_id, dumped in expected[what].items():
+            got = fast(_ctx(db), record_id)
+            assert isinstance(got, Wire)
+            assert _text(op.dump(got)) == _text(dumped), (what, record_id)
+        with pytest.raises(NotFound, match=f"no {what} with id 9999") as refused:
+            fast(_ctx(db), 9999)
+        assert refused.value.field == f"{what}_id"
+        # And through the invoker: the step records the same result.
+        first = next(iter(expected[what]))
+        step = invoke(episode, op, {f"{what}_id": first}, "python")
+        assert _text(step.result) == _text(expected[what][first])
+
+
+def test_list_users_and_query_give_what_their_models_dump_to(store):
+    episode = store.create("acme")
+    crm = store.apps["crm"].operations
+    users = invoke(episode, crm["list_users"], {}, "python").result
+    assert _text(users) == _text([s.User(email=p.email, name=p.name, title=p.title, team=p.team, manager=p.manager)
+                                  .model_dump(mode="json") for p in episode.world.info.people])
+    soqls = [f"SELECT FIELDS(ALL) FROM {obj}" for obj in ("Account", "Contact", "Lead", "Opportunity", "Case", "Task",
+                                                           "Event", "Note")]
+    soqls += ["SELECT COUNT() FROM Opportunity WHERE amount > 50000", "SELECT name, amount FROM Opportunity "
+              "WHERE amount > 50000 ORDER BY amount DESC LIMIT 5 OFFSET 2", "SELECT id FROM Lead WHERE is_converted = TRUE"]
+    for soql in soqls:
+        result = invoke(episode, crm["query"], {"soql": soql}, "python").result
+        assert result["records"] or "COUNT" in soql or "is_converted" in soql
+        assert _text(result) == _text(s.QueryResult.model_validate(result).model_dump(mode="json")), soql
 
 
 def _pipeline_orm(ctx, who):
