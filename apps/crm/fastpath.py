@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from pydantic import BaseModel
+
 from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm.picklists import CLOSED_STAGES
@@ -29,7 +31,7 @@ class _Shape:
     """One object's query and how a row of it becomes its dumped result: the shown columns, then ``extra``
     (SQL expressions, after ``joins``), which ``finish`` turns into the result's added fields."""
 
-    def __init__(self, model: type, table: type, extra: tuple[str, ...], joins: str,
+    def __init__(self, model: type[BaseModel], table: type[m.Record], extra: tuple[str, ...], joins: str,
                  finish: Callable[[dict, tuple], None]):
         self.spec = wire.shape(model, fields_for(table, "see"))
         self.width = len(self.spec)

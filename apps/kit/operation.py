@@ -133,8 +133,8 @@ def _plain(params: list[Param]) -> tuple[tuple[str, tuple[type, ...], Any], ...]
     default. ``None`` when one is not plain: its arguments always go through pydantic."""
     found = []
     for p in params:
-        kinds = [a for a in (typing.get_args(p.annotation) if _is_union(p.annotation) else (p.annotation,))]
-        if p.field is not None or not kinds or not all(k in _PLAIN or k is type(None) for k in kinds):
+        kinds = typing.get_args(p.annotation) if _is_union(p.annotation) else (p.annotation,)
+        if p.field is not None or not all(k in _PLAIN or k is type(None) for k in kinds):
             return None
         if not p.required and type(p.default) not in (*_PLAIN, type(None)):
             return None
