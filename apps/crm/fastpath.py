@@ -87,6 +87,8 @@ LEAD = _Shape(s.Lead, m.Lead, ("t.first_name", "t.last_name"), "", _lead)
 OPPORTUNITY = _Shape(s.Opportunity, m.Opportunity, ("coalesce(a.name, '')",), _ACCOUNT_JOIN, _opportunity)
 CASE = _Shape(s.Case, m.Case, ("a.name", "c.first_name", "c.last_name"),
               _ACCOUNT_JOIN + " left join crm_contact c on c.id = t.contact_id", _case)
+TASK, EVENT, NOTE = (_Shape(model, table, (), "", lambda found, extra: None)
+                     for model, table in ((s.Task, m.Task), (s.Event, m.Event), (s.Note, m.Note)))
 _HISTORY = wire.shape(s.FieldChange)
 _HISTORY_SQL = ("select field, old_value, new_value, changed_by, changed_at from crm_opportunity_history"
                 " where opportunity_id = ? order by changed_at, id")
@@ -116,4 +118,21 @@ def case(ctx: Ctx, case_id: int) -> Wire[s.Case]:
 def opportunity_detail(ctx: Ctx, opportunity_id: int) -> Wire[s.OpportunityDetail]:
     found = OPPORTUNITY.one(ctx, opportunity_id, "opportunity", "opportunity_id")
     found["history"] = [wire.row(_HISTORY, h) for h in ctx.sql.execute(_HISTORY_SQL, (opportunity_id,))]
+    return Wire(found)
+
+
+def activities(ctx: Ctx, related_object: str, related_id: int) -> Wire[s.Activities]:
+    """``list_activities``: what was logged on the record (on an account, on its contacts, opportunities and
+    cases too), oldest first."""
+    table = m.OBJECTS[related_object]
+    if ctx.sql.execute(f"select 1 from {table.__tablename__} where id = ?", (related_id,)).fetchone() is None:
+        raise NotFound(f"no {related_object.lower()} with id {related_id}", field="related_id")
+    where, params = "(t.related_object = ? and t.related_id = ?)", [related_object, related_id]
+    if related_object == "Account":
+        for obj, child in (("Contact", m.Contact), ("Opportunity", m.Opportunity), ("Case", m.Case)):
+            where += (f" or (t.related_object = ? and t.related_id in"
+                      f" (select id from {child.__tablename__} where account_id = ?))")
+            params += [obj, related_id]
+    found = {name: shape.where(ctx, where, tuple(params), "t.created_at, t.id")
+             for name, shape in (("tasks", TASK), ("events", EVENT), ("notes", NOTE))}
     return Wire(found)

@@ -6,11 +6,9 @@ from datetime import datetime, timezone
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from sqlmodel import col, select
-
+from apps.crm import fastpath, store
 from apps.crm import models as m
 from apps.crm import schemas as s
-from apps.crm import store
 from apps.crm.picklists import CASE_PRIORITIES, CLOSED_STAGES, OPEN_STAGES, STAGES
 from apps.crm.query import compile_soql
 from apps.kit import Ctx, Invalid, OperationSet
@@ -106,18 +104,15 @@ def _owner_filter(ctx: Ctx, owner: str | None) -> str | None:
 
 
 @ops.read
-def my_open_opportunities(ctx: Ctx, owner: str = "me") -> list[s.Opportunity]:
+def my_open_opportunities(ctx: Ctx, owner: str = "me") -> Wire[list[s.Opportunity]]:
     """The list view 'My Opportunities': open opportunities you own, soonest close date first.
 
     Args:
         owner: Whose open opportunities ('me' for yours, or a user's address).
     """
     who = store.person(ctx, owner)
-    rows = ctx.session.exec(select(m.Opportunity).where(m.Opportunity.owner == who,
-                                                        col(m.Opportunity.stage).in_(OPEN_STAGES))
-                            .order_by(col(m.Opportunity.close_date).is_(None), col(m.Opportunity.close_date),
-                                      col(m.Opportunity.id)))
-    return [store.opportunity(ctx, o) for o in rows]
+    return Wire(fastpath.OPPORTUNITY.where(ctx, f"t.owner = ? and t.stage in ({', '.join('?' * len(OPEN_STAGES))})",
+                                           (who, *OPEN_STAGES), "t.close_date is null, t.close_date, t.id"))
 
 
 @ops.read
@@ -149,32 +144,29 @@ def pipeline(who: str | None, opportunities) -> s.Pipeline:
 
 
 @ops.read
-def open_cases_by_priority(ctx: Ctx, owner: str | None = None) -> list[s.PriorityGroup]:
+def open_cases_by_priority(ctx: Ctx, owner: str | None = None) -> Wire[list[s.PriorityGroup]]:
     """Open cases grouped by priority, most urgent first; oldest case first within a priority.
 
     Args:
         owner: Only this user's cases ('me' for yours); everyone's when left out.
     """
     who = _owner_filter(ctx, owner)
-    stmt = select(m.Case).where(m.Case.status != "Closed").order_by(col(m.Case.created_at), col(m.Case.id))
-    if who:
-        stmt = stmt.where(m.Case.owner == who)
-    cases = list(ctx.session.exec(stmt))
+    cases = fastpath.CASE.where(ctx, "t.status != 'Closed'" + (" and t.owner = ?" if who else ""), (who,) if who else (),
+                                "t.created_at, t.id")
     groups = []
     for priority in CASE_PRIORITIES:
-        found = [store.case(ctx, c) for c in cases if c.priority == priority]
-        groups.append(s.PriorityGroup(priority=priority, count=len(found), cases=found))
-    return groups
+        found = [c for c in cases if c["priority"] == priority]
+        groups.append({"priority": priority, "count": len(found), "cases": found})
+    return Wire(groups)
 
 
 @ops.read
-def my_open_tasks(ctx: Ctx, owner: str = "me") -> list[s.Task]:
+def my_open_tasks(ctx: Ctx, owner: str = "me") -> Wire[list[s.Task]]:
     """The list view 'My Tasks': tasks not yet completed, earliest due date first.
 
     Args:
         owner: Whose tasks ('me' for yours, or a user's address).
     """
     who = store.person(ctx, owner)
-    rows = ctx.session.exec(select(m.Task).where(m.Task.owner == who, m.Task.status != "Completed")
-                            .order_by(col(m.Task.due_date).is_(None), col(m.Task.due_date), col(m.Task.id)))
-    return [store.activity(t) for t in rows]
+    return Wire(fastpath.TASK.where(ctx, "t.owner = ? and t.status != 'Completed'", (who,),
+                                    "t.due_date is null, t.due_date, t.id"))

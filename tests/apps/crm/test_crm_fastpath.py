@@ -178,3 +178,73 @@ def test_search_matches_its_first_spelling_for_every_text_and_object(store):
             found += len(got.result)
     assert found
     assert invoke(episode, crm["search"], {"text": "  "}, "python").error["field"] == "text"
+
+
+def _activities_orm(ctx, related_object, related_id):
+    """``list_activities`` as the ORM path read it."""
+    from sqlmodel import and_, or_
+
+    crm_store.get(ctx, m.OBJECTS[related_object], related_id, "related_id")
+    parents = [(related_object, related_id)]
+    if related_object == "Account":
+        for obj, table in (("Contact", m.Contact), ("Opportunity", m.Opportunity), ("Case", m.Case)):
+            parents += [(obj, i) for i in ctx.session.exec(select(table.id).where(table.account_id == related_id))]
+
+    def rows(table):
+        wanted = or_(*[and_(table.related_object == obj, table.related_id == i) for obj, i in parents])
+        return [crm_store.activity(r) for r in ctx.session.exec(
+            select(table).where(wanted).order_by(table.created_at, table.id))]
+
+    return s.Activities(tasks=rows(m.Task), events=rows(m.Event), notes=rows(m.Note))
+
+
+def _views_orm(ctx, who, everyone):
+    """``my_open_opportunities``, ``my_open_tasks`` and ``open_cases_by_priority`` as the ORM path read them."""
+    from sqlmodel import col
+
+    from apps.crm.picklists import CASE_PRIORITIES, OPEN_STAGES
+
+    opportunities = [crm_store.opportunity(ctx, o) for o in ctx.session.exec(
+        select(m.Opportunity).where(m.Opportunity.owner == who, col(m.Opportunity.stage).in_(OPEN_STAGES))
+        .order_by(col(m.Opportunity.close_date).is_(None), col(m.Opportunity.close_date), col(m.Opportunity.id)))]
+    tasks = [crm_store.activity(t) for t in ctx.session.exec(
+        select(m.Task).where(m.Task.owner == who, m.Task.status != "Completed")
+        .order_by(col(m.Task.due_date).is_(None), col(m.Task.due_date), col(m.Task.id)))]
+    stmt = select(m.Case).where(m.Case.status != "Closed").order_by(col(m.Case.created_at), col(m.Case.id))
+    cases = list(ctx.session.exec(stmt if everyone else stmt.where(m.Case.owner == who)))
+    groups = []
+    for priority in CASE_PRIORITIES:
+        found = [crm_store.case(ctx, c) for c in cases if c.priority == priority]
+        groups.append(s.PriorityGroup(priority=priority, count=len(found), cases=found))
+    return ([o.model_dump(mode="json") for o in opportunities], [t.model_dump(mode="json") for t in tasks],
+            [g.model_dump(mode="json") for g in groups])
+
+
+def test_activities_and_list_views_match_the_orm_paths_for_every_record_and_person(store):
+    episode = store.create("acme")
+    crm = store.apps["crm"].operations
+    db = episode.db("crm")
+    logged = 0
+    with db.session() as session:
+        ctx = _ctx(db, session)
+        for obj in ("Account", "Contact", "Lead", "Opportunity", "Case"):
+            for (record_id,) in db.conn.execute(f"select id from {m.OBJECTS[obj].__tablename__}").fetchall():
+                expected = _activities_orm(ctx, obj, record_id).model_dump(mode="json")
+                got = invoke(episode, crm["list_activities"], {"related_object": obj, "related_id": record_id}, "python")
+                assert _text(got.result) == _text(expected), (obj, record_id)
+                logged += sum(len(v) for v in expected.values())
+            refused = invoke(episode, crm["list_activities"], {"related_object": obj, "related_id": 9999}, "python")
+            assert refused.error == {"type": "not_found", "message": f"no {obj.lower()} with id 9999",
+                                     "field": "related_id"}
+        assert logged
+        seen = [0, 0, 0]
+        for person in [p.email for p in episode.world.info.people]:
+            opportunities, tasks, groups = _views_orm(ctx, person, everyone=False)
+            for name, expected in (("my_open_opportunities", opportunities), ("my_open_tasks", tasks),
+                                   ("open_cases_by_priority", groups)):
+                got = invoke(episode, crm[name], {"owner": person}, "python")
+                assert _text(got.result) == _text(expected), (name, person)
+            seen = [seen[0] + len(opportunities), seen[1] + len(tasks), seen[2] + sum(g["count"] for g in groups)]
+        assert all(seen)
+        everyone = invoke(episode, crm["open_cases_by_priority"], {}, "python").result
+        assert _text(everyone) == _text(_views_orm(ctx, episode.actor, everyone=True)[2])
