@@ -95,7 +95,14 @@ def query(ctx: Ctx, soql: str) -> Wire[s.QueryResult]:
     columns = ", ".join(f.sql for f in q.select)
     rows = ctx.sql.execute(f"select {columns} {base} order by {order} limit ? offset ?",
                               [*q.params, q.limit, q.offset]).fetchall()
-    records = [{f.name: _cell(v, f.kind) for f, v in zip(q.select, row)} for row in rows]
+    names = [f.name for f in q.select]
+    converted = [(i, f.kind) for i, f in enumerate(q.select) if f.kind in ("bool", "datetime")]   # what _cell changes
+    if converted:
+        rows = [list(row) for row in rows]
+        for row in rows:
+            for i, kind in converted:
+                row[i] = _cell(row[i], kind)
+    records = [dict(zip(names, row)) for row in rows]
     return Wire({"object": q.object, "total_size": len(records), "matching": total, "records": records})
 
 

@@ -1,7 +1,7 @@
 """The plain-SQL reads give what the ORM paths give, field by field and in order, on every record of a world."""
 
 import json
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 
 import pytest
 from sqlmodel import select
@@ -99,10 +99,23 @@ def test_list_users_and_query_give_what_their_models_dump_to(store):
                                                            "Event", "Note")]
     soqls += ["SELECT COUNT() FROM Opportunity WHERE amount > 50000", "SELECT name, amount FROM Opportunity "
               "WHERE amount > 50000 ORDER BY amount DESC LIMIT 5 OFFSET 2", "SELECT id FROM Lead WHERE is_converted = TRUE"]
+    from apps.crm import views
+    from apps.crm.query import compile_soql
+
+    conn = episode.db("crm").conn
     for soql in soqls:
         result = invoke(episode, crm["query"], {"soql": soql}, "python").result
         assert result["records"] or "COUNT" in soql or "is_converted" in soql
         assert _text(result) == _text(s.QueryResult.model_validate(result).model_dump(mode="json")), soql
+        q = compile_soql(soql, date(2026, 3, 16))   # the records as first built: every cell through ``_cell``
+        if q.count_only:
+            assert result["records"] == [] and result["total_size"] == result["matching"]
+            continue
+        rows = conn.execute(f"select {', '.join(f.sql for f in q.select)} from {m.OBJECTS[q.object].__tablename__} t "
+                            f"where {q.where} order by {', '.join([*q.order, 't.id asc'])} limit ? offset ?",
+                            [*q.params, q.limit, q.offset]).fetchall()
+        first = [{f.name: views._cell(v, f.kind) for f, v in zip(q.select, row)} for row in rows]
+        assert _text(result["records"]) == _text(first), soql
 
 
 def _pipeline_orm(ctx, who):
