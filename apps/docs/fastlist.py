@@ -110,7 +110,8 @@ def list_folder(ctx: Ctx, folder_id: int | None, drive_id: int | None, limit: in
         nodes = fastpath.chain(ctx, folder_id, "folder_id")
         kind = conn.execute("select kind from docs_item where id = ?", (folder_id,)).fetchone()[0]
         grants = [conn.execute(fastpath.GRANTS, (node[0],)).fetchall() for node in nodes]
-        if fastpath.role_of(conn, actor, nodes, grants) is None:
+        member = None if nodes[0][2] is None else conn.execute(fastpath.DRIVE_ROLE, (nodes[0][2], actor)).fetchone()
+        if fastpath.role_of(actor, nodes, grants, member and member[0]) is None:
             raise Forbidden(f"you have no access to {kind} {folder_id}; ask its owner to share it with you",
                             field="folder_id")
         if kind != "folder":
