@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Literal
 from zoneinfo import ZoneInfo
 
@@ -62,6 +63,10 @@ def search(ctx: Ctx, text: str, objects: list[SearchObject] = [], limit: int = 2
     return hits
 
 
+# A query compiled once for its text and day (an agent repeats its queries); the compiled query is only read.
+_compiled = lru_cache(maxsize=512)(compile_soql)
+
+
 def _cell(value, kind: str):
     if kind == "bool" and value is not None:
         return bool(value)
@@ -85,7 +90,7 @@ def query(ctx: Ctx, soql: str) -> Wire[s.QueryResult]:
         soql: The query, e.g. "SELECT name, amount FROM Opportunity WHERE stage = 'Proposal' ORDER BY amount DESC".
     """
     today = ctx.now.astimezone(ZoneInfo(ctx.world.timezone)).date()
-    q = compile_soql(soql, today)
+    q = _compiled(soql, today)
     base = f"from {m.OBJECTS[q.object].__tablename__} t where {q.where}"
     total = ctx.sql.execute(f"select count(*) {base}", q.params).fetchone()[0]
     # Built in the form a QueryResult dumps to: its records hold SQLite's own values, which dump as they are.
