@@ -10,33 +10,26 @@ from apps.crm import fastpath, store
 from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.kit import Ctx, OperationSet
+from apps.kit.wire import Wire
 
 ops = OperationSet("crm")
 
 
 @ops.read
-def list_users(ctx: Ctx) -> list[s.User]:
+def list_users(ctx: Ctx) -> Wire[list[s.User]]:
     """List the company's users (the people who can own records) with their managers."""
-    return [s.User(email=p.email, name=p.name, title=p.title, team=p.team, manager=p.manager)
-            for p in ctx.world.people]
+    return Wire([{"email": p.email, "name": p.name, "title": p.title, "team": p.team, "manager": p.manager}
+                 for p in ctx.world.people])   # the world's people are checked when it loads: as a User dumps them
 
 
 @ops.read
-def get_account(ctx: Ctx, account_id: int) -> s.AccountDetail:
+def get_account(ctx: Ctx, account_id: int) -> Wire[s.AccountDetail]:
     """Read an account with its contacts, opportunities and cases.
 
     Args:
         account_id: Id of the account.
     """
-    a = store.get(ctx, m.Account, account_id, "account_id")
-    return s.AccountDetail(
-        **store.account(ctx, a).model_dump(),
-        contacts=[store.contact(ctx, c) for c in store.related(ctx, m.Contact, m.Contact.account_id, a.id,
-                                                                m.Contact.last_name)],
-        opportunities=[store.opportunity(ctx, o) for o in store.related(
-            ctx, m.Opportunity, m.Opportunity.account_id, a.id, m.Opportunity.close_date)],
-        cases=[store.case(ctx, c) for c in store.related(ctx, m.Case, m.Case.account_id, a.id, m.Case.created_at)],
-    )
+    return fastpath.account_detail(ctx, account_id)
 
 
 def _account_values(ctx: Ctx, account: m.Account | None, values: dict) -> dict:
@@ -83,7 +76,7 @@ def update_account(ctx: Ctx, account_id: int, fields: s.AccountUpdate, owner: st
 
 
 @ops.read
-def get_contact(ctx: Ctx, contact_id: int) -> s.Contact:
+def get_contact(ctx: Ctx, contact_id: int) -> Wire[s.Contact]:
     """Read a contact.
 
     Args:

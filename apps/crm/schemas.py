@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Literal, Self
+from types import UnionType
+from typing import TYPE_CHECKING, Any, Literal, Self, Union, get_args, get_origin
 
 from pydantic import Field, model_validator
 
@@ -17,11 +18,24 @@ class Public(Strict):
 
     @model_validator(mode="after")
     def _utc(self) -> Self:
-        for name in type(self).model_fields:
+        kind = type(self)
+        names = _TIMES.get(kind)
+        if names is None:
+            names = _TIMES[kind] = tuple(n for n, f in kind.model_fields.items() if _may_be_time(f.annotation))
+        for name in names:
             value = getattr(self, name)
             if isinstance(value, datetime) and value.tzinfo is None:
                 object.__setattr__(self, name, value.replace(tzinfo=timezone.utc))
         return self
+
+
+_TIMES: dict[type, tuple[str, ...]] = {}   # per result model: the fields that may hold a time (looked at above)
+
+
+def _may_be_time(annotation: Any) -> bool:
+    if annotation is Any or annotation is object or annotation is datetime:
+        return True
+    return get_origin(annotation) in (Union, UnionType) and any(_may_be_time(a) for a in get_args(annotation))
 
 
 if TYPE_CHECKING:

@@ -14,6 +14,7 @@ from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm.picklists import CLOSED_STAGES, STAGE_PROBABILITY
 from apps.kit import Ctx, Invalid, OperationSet
+from apps.kit.wire import Wire
 
 ops = OperationSet("crm")
 TRACKED = ("stage", "amount", "close_date")
@@ -65,7 +66,7 @@ def open_opportunity(ctx: Ctx, owner: str | None, **values) -> m.Opportunity:
 
 
 @ops.read
-def get_opportunity(ctx: Ctx, opportunity_id: int) -> s.OpportunityDetail:
+def get_opportunity(ctx: Ctx, opportunity_id: int) -> Wire[s.OpportunityDetail]:
     """Read an opportunity with its field history (stage, amount and close date changes).
 
     Args:

@@ -6,23 +6,24 @@ account, and a contact from another account is refused. Closing stamps ``closed_
 
 from __future__ import annotations
 
+from apps.crm import fastpath, store
 from apps.crm import models as m
 from apps.crm import schemas as s
-from apps.crm import store
 from apps.crm.picklists import CaseStatus
 from apps.kit import Ctx, Invalid, OperationSet
+from apps.kit.wire import Wire
 
 ops = OperationSet("crm")
 
 
 @ops.read
-def get_case(ctx: Ctx, case_id: int) -> s.Case:
+def get_case(ctx: Ctx, case_id: int) -> Wire[s.Case]:
     """Read a case.
 
     Args:
         case_id: Id of the case.
     """
-    return store.case(ctx, store.get(ctx, m.Case, case_id, "case_id"))
+    return fastpath.case(ctx, case_id)   # what store.case gives, in plain SQL
 
 
 def _links(ctx: Ctx, account_id: int | None, contact_id: int | None) -> tuple[int | None, int | None]:

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from sqlmodel import col, select
-
+from apps.crm import fastpath, store
 from apps.crm import models as m
 from apps.crm import schemas as s
-from apps.crm import store
 from apps.crm.picklists import CASE_PRIORITIES, CLOSED_STAGES, OPEN_STAGES, STAGES
 from apps.crm.query import compile_soql
 from apps.kit import Ctx, Invalid, OperationSet
+from apps.kit.wire import Wire
 
 ops = OperationSet("crm")
 SearchObject = Literal["Account", "Contact", "Lead", "Opportunity", "Case"]
@@ -63,6 +63,10 @@ def search(ctx: Ctx, text: str, objects: list[SearchObject] = [], limit: int = 2
     return hits
 
 
+# A query compiled once for its text and day (an agent repeats its queries); the compiled query is only read.
+_compiled = lru_cache(maxsize=512)(compile_soql)
+
+
 def _cell(value, kind: str):
     if kind == "bool" and value is not None:
         return bool(value)
@@ -72,7 +76,7 @@ def _cell(value, kind: str):
 
 
 @ops.read
-def query(ctx: Ctx, soql: str) -> s.QueryResult:
+def query(ctx: Ctx, soql: str) -> Wire[s.QueryResult]:
     """Query one kind of record with a small subset of SOQL.
 
     SELECT field, ... | FIELDS(ALL) | COUNT() FROM Account|Contact|Lead|Opportunity|Case|Task|Event|Note
@@ -86,17 +90,25 @@ def query(ctx: Ctx, soql: str) -> s.QueryResult:
         soql: The query, e.g. "SELECT name, amount FROM Opportunity WHERE stage = 'Proposal' ORDER BY amount DESC".
     """
     today = ctx.now.astimezone(ZoneInfo(ctx.world.timezone)).date()
-    q = compile_soql(soql, today)
+    q = _compiled(soql, today)
     base = f"from {m.OBJECTS[q.object].__tablename__} t where {q.where}"
     total = ctx.sql.execute(f"select count(*) {base}", q.params).fetchone()[0]
+    # Built in the form a QueryResult dumps to: its records hold SQLite's own values, which dump as they are.
     if q.count_only:
-        return s.QueryResult(object=q.object, total_size=total, matching=total, records=[])
+        return Wire({"object": q.object, "total_size": total, "matching": total, "records": []})
     order = ", ".join([*q.order, "t.id asc"])
     columns = ", ".join(f.sql for f in q.select)
     rows = ctx.sql.execute(f"select {columns} {base} order by {order} limit ? offset ?",
                               [*q.params, q.limit, q.offset]).fetchall()
-    records = [{f.name: _cell(v, f.kind) for f, v in zip(q.select, row)} for row in rows]
-    return s.QueryResult(object=q.object, total_size=len(records), matching=total, records=records)
+    names = [f.name for f in q.select]
+    converted = [(i, f.kind) for i, f in enumerate(q.select) if f.kind in ("bool", "datetime")]   # what _cell changes
+    if converted:
+        rows = [list(row) for row in rows]
+        for row in rows:
+            for i, kind in converted:
+                row[i] = _cell(row[i], kind)
+    records = [dict(zip(names, row)) for row in rows]
+    return Wire({"object": q.object, "total_size": len(records), "matching": total, "records": records})
 
 
 def _owner_filter(ctx: Ctx, owner: str | None) -> str | None:
@@ -104,18 +116,15 @@ def _owner_filter(ctx: Ctx, owner: str | None) -> str | None:
 
 
 @ops.read
-def my_open_opportunities(ctx: Ctx, owner: str = "me") -> list[s.Opportunity]:
+def my_open_opportunities(ctx: Ctx, owner: str = "me") -> Wire[list[s.Opportunity]]:
     """The list view 'My Opportunities': open opportunities you own, soonest close date first.
 
     Args:
         owner: Whose open opportunities ('me' for yours, or a user's address).
     """
     who = store.person(ctx, owner)
-    rows = ctx.session.exec(select(m.Opportunity).where(m.Opportunity.owner == who,
-                                                        col(m.Opportunity.stage).in_(OPEN_STAGES))
-                            .order_by(col(m.Opportunity.close_date).is_(None), col(m.Opportunity.close_date),
-                                      col(m.Opportunity.id)))
-    return [store.opportunity(ctx, o) for o in rows]
+    return Wire(fastpath.OPPORTUNITY.where(ctx, f"t.owner = ? and t.stage in ({', '.join('?' * len(OPEN_STAGES))})",
+                                           (who, *OPEN_STAGES), "t.close_date is null, t.close_date, t.id"))
 
 
 @ops.read
@@ -147,32 +156,29 @@ def pipeline(who: str | None, opportunities) -> s.Pipeline:
 
 
 @ops.read
-def open_cases_by_priority(ctx: Ctx, owner: str | None = None) -> list[s.PriorityGroup]:
+def open_cases_by_priority(ctx: Ctx, owner: str | None = None) -> Wire[list[s.PriorityGroup]]:
     """Open cases grouped by priority, most urgent first; oldest case first within a priority.
 
     Args:
         owner: Only this user's cases ('me' for yours); everyone's when left out.
     """
     who = _owner_filter(ctx, owner)
-    stmt = select(m.Case).where(m.Case.status != "Closed").order_by(col(m.Case.created_at), col(m.Case.id))
-    if who:
-        stmt = stmt.where(m.Case.owner == who)
-    cases = list(ctx.session.exec(stmt))
+    cases = fastpath.CASE.where(ctx, "t.status != 'Closed'" + (" and t.owner = ?" if who else ""), (who,) if who else (),
+                                "t.created_at, t.id")
     groups = []
     for priority in CASE_PRIORITIES:
-        found = [store.case(ctx, c) for c in cases if c.priority == priority]
-        groups.append(s.PriorityGroup(priority=priority, count=len(found), cases=found))
-    return groups
+        found = [c for c in cases if c["priority"] == priority]
+        groups.append({"priority": priority, "count": len(found), "cases": found})
+    return Wire(groups)
 
 
 @ops.read
-def my_open_tasks(ctx: Ctx, owner: str = "me") -> list[s.Task]:
+def my_open_tasks(ctx: Ctx, owner: str = "me") -> Wire[list[s.Task]]:
     """The list view 'My Tasks': tasks not yet completed, earliest due date first.
 
     Args:
         owner: Whose tasks ('me' for yours, or a user's address).
     """
     who = store.person(ctx, owner)
-    rows = ctx.session.exec(select(m.Task).where(m.Task.owner == who, m.Task.status != "Completed")
-                            .order_by(col(m.Task.due_date).is_(None), col(m.Task.due_date), col(m.Task.id)))
-    return [store.activity(t) for t in rows]
+    return Wire(fastpath.TASK.where(ctx, "t.owner = ? and t.status != 'Completed'", (who,),
+                                    "t.due_date is null, t.due_date, t.id"))

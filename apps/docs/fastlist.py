@@ -12,10 +12,12 @@ from __future__ import annotations
 from collections import namedtuple
 from datetime import datetime
 
+from apps.docs import fastpath
 from apps.docs import schemas as s
 from apps.docs import search as finder
 from apps.docs.access import resolve_roles
-from apps.kit import Ctx
+from apps.kit import Ctx, Forbidden, Invalid, NotFound
+from apps.kit.wire import Wire, time
 
 _ACCESS = "select id, parent_id, drive_id, owner, general_access, trashed_at from docs_item"
 _GRANTED = "select item_id, role from docs_permission where person = ?"
@@ -48,7 +50,7 @@ def _newest(items: list[Item]) -> list[Item]:
     return sorted(items, key=lambda i: (i.modified_at, i.id), reverse=True)
 
 
-def list_view(ctx: Ctx, view: str, limit: int, offset: int) -> s.FileList:
+def list_view(ctx: Ctx, view: str, limit: int, offset: int) -> Wire[s.FileList]:
     """``list_view``: one of Drive's views (``search.view_items``), one page of it."""
     known = roles(ctx)
     live = {i for i, (_, trashed) in known.items() if not trashed}
@@ -72,7 +74,7 @@ def list_view(ctx: Ctx, view: str, limit: int, offset: int) -> s.FileList:
     return _listing(ctx, found, known, limit, offset)
 
 
-def search(ctx: Ctx, query: str, f: finder.Filters, limit: int, offset: int) -> s.FileList:
+def search(ctx: Ctx, query: str, f: finder.Filters, limit: int, offset: int) -> Wire[s.FileList]:
     """``search``: the files the acting user can open that match (``search.find``), one page of them."""
     known = roles(ctx)
     owner = None if f.owner is None else (ctx.actor if f.owner.strip().lower() == "me" else f.owner.strip().lower())
@@ -96,12 +98,49 @@ def search(ctx: Ctx, query: str, f: finder.Filters, limit: int, offset: int) -> 
     return _listing(ctx, kept, known, limit, offset)
 
 
+def list_folder(ctx: Ctx, folder_id: int | None, drive_id: int | None, limit: int, offset: int) -> Wire[s.FileList]:
+    """``list_folder``: what is in a folder (or at a drive's root) that the acting user may see, folders first.
+
+    Roles are resolved (``resolve_roles``, as ``access.all_roles`` does) for the folder's chain and its children
+    only: an item's role depends only on the folders above it. The folder itself is checked as ``access.require``
+    does (``fastpath.role_of``)."""
+    conn, actor = ctx.sql, ctx.actor
+    above: list = []
+    if folder_id is not None:
+        nodes = fastpath.chain(ctx, folder_id, "folder_id")
+        kind = conn.execute("select kind from docs_item where id = ?", (folder_id,)).fetchone()[0]
+        grants = [conn.execute(fastpath.GRANTS, (node[0],)).fetchall() for node in nodes]
+        member = None if nodes[0][2] is None else conn.execute(fastpath.DRIVE_ROLE, (nodes[0][2], actor)).fetchone()
+        if fastpath.role_of(actor, nodes, grants, member and member[0]) is None:
+            raise Forbidden(f"you have no access to {kind} {folder_id}; ask its owner to share it with you",
+                            field="folder_id")
+        if kind != "folder":
+            raise Invalid(f"folder_id: {nodes[0][6]!r} is a {kind}, not a folder", field="folder_id")
+        above = [node[:6] for node in nodes]
+        inside = conn.execute(f"{_ITEM} where parent_id = ?", (folder_id,))
+    else:
+        if drive_id is not None and conn.execute(fastpath.DRIVE_ROLE, (drive_id, actor)).fetchone() is None:
+            raise NotFound(f"no shared drive {drive_id} that you are a member of", field="drive_id")
+        if drive_id:   # ``store.children``: a drive's root; without one, the acting user's My Drive
+            inside = conn.execute(f"{_ITEM} where parent_id is null and drive_id = ?", (drive_id,))
+        elif drive_id is None:
+            inside = conn.execute(f"{_ITEM} where parent_id is null and drive_id is null and owner = ?", (actor,))
+        else:
+            inside = conn.execute(f"{_ITEM} where parent_id is null and drive_id is null")
+    items = [Item._make(r) for r in inside]
+    rows = above + [(i.id, i.parent_id, i.drive_id, i.owner, i.general_access, i.trashed_at) for i in items]
+    known = resolve_roles(rows, dict(conn.execute(_GRANTED, (actor,))), dict(conn.execute(_DRIVES, (actor,))), actor)
+    visible = [i for i in items if i.id in known and not known[i.id][1]]
+    visible.sort(key=lambda i: (i.kind != "folder", i.name.lower(), i.id))
+    return _listing(ctx, visible, known, limit, offset)
+
+
 def _stored(moment: datetime) -> str:
     """A naive UTC time as the database stores it, to compare with stored text."""
     return moment.strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
-def _listing(ctx: Ctx, items: list[Item], known: dict, limit: int, offset: int) -> s.FileList:
+def _listing(ctx: Ctx, items: list[Item], known: dict, limit: int, offset: int) -> Wire[s.FileList]:
     """``operations._listing``: the count, and the page's summaries (``store.summaries``)."""
     page = items[offset:offset + limit]
     files = []
@@ -116,10 +155,10 @@ def _listing(ctx: Ctx, items: list[Item], known: dict, limit: int, offset: int) 
             role, trashed = known[i.id]
             files.append({"id": i.id, "name": i.name, "type": i.kind, "mime_type": i.mime_type,
                           "path": _path(i, folders, drives), "folder_id": i.parent_id, "drive_id": i.drive_id,
-                          "owner": i.owner, "size": i.size, "created_at": i.created_at + "Z",
-                          "modified_at": i.modified_at + "Z", "modified_by": i.modified_by, "starred": i.id in starred,
+                          "owner": i.owner, "size": i.size, "created_at": time(i.created_at),
+                          "modified_at": time(i.modified_at), "modified_by": i.modified_by, "starred": i.id in starred,
                           "shared": bool(i.general_access) or i.id in shared, "your_role": role, "trashed": trashed})
-    return s.FileList.model_validate({"total": len(items), "files": files})
+    return Wire({"total": len(items), "files": files})
 
 
 def _path(item: Item, folders: dict, drives: dict) -> str:

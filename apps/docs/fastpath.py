@@ -1,16 +1,19 @@
-"""A plain-SQL version of the hottest docs read (a file's details, ``get_file``).
+"""Plain-SQL versions of the hottest docs reads (a file's details, ``get_file``; its content, ``read_file``),
+built in their dumped form (``apps.kit.wire``).
 
-It returns exactly what the ORM path (``access.require`` then ``search.detail``) returns, errors
-included (``tests/apps/docs/test_docs_fastpath.py`` compares both for every item and several people of a
-world); it exists because the ORM costs ~100 µs a statement and that path takes a dozen.
+They return exactly what the ORM paths (``access.require`` then ``search.detail``, or ``read_file``'s own)
+dump to, errors included (``tests/apps/docs/test_docs_fastpath.py`` compares both, in field order, for every
+item and several people of a world); they exist because the ORM costs ~100 µs a statement and those paths
+take a dozen. ``chain`` and ``role_of`` (``access.role_of``) serve ``fastlist.list_folder`` too.
 """
 
 from __future__ import annotations
 
 from apps.docs import schemas as s
 from apps.docs.access import DRIVE_TO_ROLE, RANK, stronger
-from apps.kit import Ctx, Forbidden, NotFound
-from apps.kit.database import utc_time
+from apps.kit import Ctx, Forbidden, Invalid, NotFound
+from apps.kit.content import encode
+from apps.kit.wire import Wire, time
 
 # The item and every folder above it, nearest first.
 _CHAIN = (
@@ -19,49 +22,94 @@ _CHAIN = (
     " union all select i.id, i.parent_id, i.drive_id, i.owner, i.general_access, i.trashed_at, i.name, c.depth + 1"
     " from docs_item i join chain c on i.id = c.parent_id where c.depth < 10000)"
     " select id, parent_id, drive_id, owner, general_access, trashed_at, name from chain order by depth")
-_ITEM = ("select kind, mime_type, size, created_at, created_by, modified_at, modified_by from docs_item"
-         " where id = ?")
-_GRANTS = "select person, role from docs_permission where item_id = ?"   # the order the ORM path reads them in
-_DRIVE_ROLE = "select role from docs_drive_member where drive_id = ? and person = ?"
-_STARRED = "select 1 from docs_star where item_id = ? and person = ?"
-_COUNTS = ("select (select count(*) from docs_revision where item_id = ?1), (select count(*) from docs_comment"
-           " where item_id = ?1 and parent_id is null and resolved = 0)")
+# The rest of what the reads show, in one statement (?1 the item, ?2 the person, ?3 the item's drive): the item's
+# columns, whether the person starred it, their drive role, the drive's name, revisions, open comments, the
+# current revision.
+_ITEM = ("select kind, mime_type, size, created_at, created_by, modified_at, modified_by,"
+         " exists(select 1 from docs_star where item_id = ?1 and person = ?2),"
+         " (select role from docs_drive_member where drive_id = ?3 and person = ?2),"
+         " (select name from docs_drive where id = ?3),"
+         " (select count(*) from docs_revision where item_id = ?1),"
+         " (select count(*) from docs_comment where item_id = ?1 and parent_id is null and resolved = 0),"
+         " (select max(number) from docs_revision where item_id = ?1)"
+         " from docs_item where id = ?1")
+_BODY = "select body, content from docs_item where id = ?"
+GRANTS = "select person, role from docs_permission where item_id = ?"   # the order the ORM path reads them in
+DRIVE_ROLE = "select role from docs_drive_member where drive_id = ? and person = ?"
+_people: tuple = (None, {})   # (a world's people, by address): built again only for another list of people
 
 
-def file_detail(ctx: Ctx, file_id: int) -> s.FileDetail:
-    """``get_file``: the item's details, if the acting user may see it."""
-    conn, actor = ctx.sql, ctx.actor
-    chain = conn.execute(_CHAIN, (file_id,)).fetchall()
-    if not chain:
-        raise NotFound(f"no file or folder with id {file_id}", field="file_id")
-    kind, mime_type, size, created_at, created_by, modified_at, modified_by = conn.execute(
-        _ITEM, (file_id,)).fetchone()
-    grants = [conn.execute(_GRANTS, (node[0],)).fetchall() for node in chain]
-    item_id, parent_id, drive_id, owner, _, _, name = chain[0]
-    role = _role(conn, actor, chain, grants)
+def _names(ctx: Ctx) -> dict:
+    global _people
+    people, by_email = _people
+    if people is not ctx.world.people:
+        people, by_email = _people = (ctx.world.people, ctx.world.people_by_email())
+    return by_email
+
+
+def chain(ctx: Ctx, item_id: int, field: str) -> list[tuple]:
+    """The item and every folder above it, nearest first (``_CHAIN``'s columns); ``NotFound`` when there is none."""
+    found = ctx.sql.execute(_CHAIN, (item_id,)).fetchall()
+    if not found:
+        raise NotFound(f"no file or folder with id {item_id}", field=field)
+    return found
+
+
+def _opened(ctx: Ctx, file_id: int) -> tuple[list, list, tuple, str]:
+    """``access.require(..., "viewer", ...)``: the chain, each node's grants, the item's row and the actor's role."""
+    conn = ctx.sql
+    nodes = chain(ctx, file_id, "file_id")
+    item = conn.execute(_ITEM, (file_id, ctx.actor, nodes[0][2])).fetchone()
+    grants = [conn.execute(GRANTS, (node[0],)).fetchall() for node in nodes]
+    role = role_of(ctx.actor, nodes, grants, item[8])
     if role is None:
-        raise Forbidden(f"you have no access to {kind} {file_id}; ask its owner to share it with you", field="file_id")
-    revisions, open_comments = conn.execute(_COUNTS, (file_id,)).fetchone()
+        raise Forbidden(f"you have no access to {item[0]} {file_id}; ask its owner to share it with you", field="file_id")
+    return nodes, grants, item, role
+
+
+def _summary(ctx: Ctx, nodes: list, grants: list, item: tuple, role: str) -> dict:
+    """``store.summary``'s dumped form, from what ``_opened`` read."""
+    kind, mime_type, size, created_at, _, modified_at, modified_by, starred, _, drive, *_ = item
+    item_id, parent_id, drive_id, owner, general, _, name = nodes[0]
+    return {"id": item_id, "name": name, "type": kind, "mime_type": mime_type, "path": _path(nodes, drive),
+            "folder_id": parent_id, "drive_id": drive_id, "owner": owner, "size": size,
+            "created_at": time(created_at), "modified_at": time(modified_at), "modified_by": modified_by,
+            "starred": bool(starred),
+            "shared": bool(general) or bool(grants[0]), "your_role": role,
+            "trashed": any(node[5] is not None for node in nodes)}
+
+
+def file_detail(ctx: Ctx, file_id: int) -> Wire[s.FileDetail]:
+    """``get_file``: the item's details, if the acting user may see it."""
+    nodes, grants, item, role = _opened(ctx, file_id)
+    found = _summary(ctx, nodes, grants, item, role)
+    revisions, open_comments = item[10:12]
     general = None
-    for node in chain:
+    for node in nodes:
         general = stronger(general, node[4])
-    return s.FileDetail(
-        id=item_id, name=name, type=kind, mime_type=mime_type, path=_path(conn, chain), folder_id=parent_id,
-        drive_id=drive_id, owner=owner, size=size, created_at=utc_time(created_at), modified_at=utc_time(modified_at),
-        modified_by=modified_by, starred=conn.execute(_STARRED, (file_id, actor)).fetchone() is not None,
-        shared=bool(chain[0][4]) or bool(grants[0]), your_role=role,
-        trashed=any(node[5] is not None for node in chain), created_by=created_by,
-        permissions=_permissions(ctx, chain, grants), general_access=general, revisions=revisions,
-        open_comments=open_comments)
+    found.update(created_by=item[4], permissions=_permissions(ctx, nodes, grants), general_access=general,
+                 revisions=revisions, open_comments=open_comments)
+    return Wire(found)
 
 
-def _role(conn, person: str, chain: list, grants: list) -> str | None:
-    """``access.role_of``: the drive's role, ownership, then grants and general access up the folders."""
+def content(ctx: Ctx, file_id: int) -> Wire[s.FileContent]:
+    """``read_file``: the file's content as text (or base64), if the acting user may read it."""
+    nodes, grants, item, role = _opened(ctx, file_id)
+    if item[0] == "folder":
+        raise Invalid(f"file_id: {nodes[0][6]!r} is a folder; use list_folder", field="file_id")
+    body, data = ctx.sql.execute(_BODY, (file_id,)).fetchone()
+    encoding, text = encode(data) if item[0] == "file" else ("text", body)
+    return Wire({"file": _summary(ctx, nodes, grants, item, role), "encoding": encoding, "content": text,
+                 "revision": item[12]})
+
+
+def role_of(person: str, chain: list, grants: list, drive_role: str | None) -> str | None:
+    """``access.role_of``: the drive's role (the person's role as a member of the item's drive), ownership, then
+    grants and general access up the folders."""
     item = chain[0]
     role = None
     if item[2] is not None:
-        member = conn.execute(_DRIVE_ROLE, (item[2], person)).fetchone()
-        role = DRIVE_TO_ROLE.get(member[0] if member else "")
+        role = DRIVE_TO_ROLE.get(drive_role or "")
     if item[3] == person:
         return "owner"
     for node, granted in zip(chain, grants):
@@ -72,32 +120,32 @@ def _role(conn, person: str, chain: list, grants: list) -> str | None:
     return role
 
 
-def _path(conn, chain: list) -> str:
-    """``store.path_of``: the folders above, from the drive's root."""
+def _path(chain: list, drive: str | None) -> str:
+    """``store.path_of``: the folders above, from the drive's root (``drive``, its name)."""
     item = chain[0]
     names = [node[6] for node in chain[1:]]
     if item[2] is not None:
-        root = f"{conn.execute('select name from docs_drive where id = ?', (item[2],)).fetchone()[0]} (shared drive)"
+        root = f"{drive} (shared drive)"
     else:
         root = "My Drive" if item[3] else "?"
     return "/".join([root, *reversed(names)])
 
 
-def _permissions(ctx: Ctx, chain: list, grants: list) -> list[s.PermissionInfo]:
+def _permissions(ctx: Ctx, chain: list, grants: list) -> list[dict]:
     """``search.permissions``: the owner, then everyone with access here or above, strongest grant kept."""
-    people = ctx.world.people_by_email()
+    people = _names(ctx)
 
     def name(address: str) -> str:
         person = people.get(address)
         return person.name if person else address
 
-    found: dict[str, s.PermissionInfo] = {}
+    found: dict[str, dict] = {}
     owner = chain[0][3]
     if owner:
-        found[owner] = s.PermissionInfo(person=owner, name=name(owner), role="owner")
+        found[owner] = {"person": owner, "name": name(owner), "role": "owner", "inherited_from": None}
     for depth, (node, granted) in enumerate(zip(chain, grants)):
         for person, role in granted:
-            if person not in found or RANK[role] > RANK[found[person].role]:
-                found[person] = s.PermissionInfo(person=person, name=name(person), role=role,
-                                                 inherited_from=None if depth == 0 else node[0])
+            if person not in found or RANK[role] > RANK[found[person]["role"]]:
+                found[person] = {"person": person, "name": name(person), "role": role,
+                                 "inherited_from": None if depth == 0 else node[0]}
     return list(found.values())

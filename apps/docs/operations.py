@@ -11,12 +11,12 @@ from datetime import date
 
 from sqlmodel import col, select
 
-from apps.docs import access, fastlist, fastpath, store
+from apps.docs import fastlist, fastpath, store
 from apps.docs import models as m
 from apps.docs import schemas as s
 from apps.docs import search as finder
-from apps.kit import Ctx, Invalid, NotFound, OperationSet
-from apps.kit.content import encode
+from apps.kit import Ctx, Invalid, OperationSet
+from apps.kit.wire import Wire
 
 ops = OperationSet("docs")
 
@@ -53,7 +53,7 @@ def list_drives(ctx: Ctx) -> list[s.DriveInfo]:
 
 @ops.read
 def list_folder(ctx: Ctx, folder_id: int | None = None, drive_id: int | None = None, limit: int = 50,
-                offset: int = 0) -> s.FileList:
+                offset: int = 0) -> Wire[s.FileList]:
     """List what is in a folder, folders first then by name; with no folder, the root of My Drive.
 
     Args:
@@ -63,20 +63,12 @@ def list_folder(ctx: Ctx, folder_id: int | None = None, drive_id: int | None = N
         offset: Skip this many files (for paging).
     """
     _page(limit, offset)
-    if folder_id is not None:
-        folder, _ = access.require(ctx, folder_id, "viewer", "open it", field="folder_id")
-        if folder.kind != "folder":
-            raise Invalid(f"folder_id: {folder.name!r} is a {folder.kind}, not a folder", field="folder_id")
-    elif drive_id is not None and access.drive_role(ctx.session, drive_id, ctx.actor) is None:
-        raise NotFound(f"no shared drive {drive_id} that you are a member of", field="drive_id")
-    roles = access.all_roles(ctx.session, ctx.actor)
-    inside = store.children(ctx.session, folder_id, drive_id, ctx.actor)
-    visible = [i for i in inside if i.id in roles and not roles[i.id][1]]
-    return _listing(ctx, _folders_first(visible), roles, limit, offset)
+    return fastlist.list_folder(ctx, folder_id, drive_id, limit, offset)   # what access.require, all_roles,
+    # store.children then _listing give, in plain SQL
 
 
 @ops.read
-def list_view(ctx: Ctx, view: s.View, limit: int = 50, offset: int = 0) -> s.FileList:
+def list_view(ctx: Ctx, view: s.View, limit: int = 50, offset: int = 0) -> Wire[s.FileList]:
     """Open one of Drive's views: my_drive, shared_with_me, recent, starred or trash.
 
     shared_with_me lists files others shared with you directly; recent, files you created, edited,
@@ -92,7 +84,7 @@ def list_view(ctx: Ctx, view: s.View, limit: int = 50, offset: int = 0) -> s.Fil
 
 
 @ops.read
-def get_file(ctx: Ctx, file_id: int) -> s.FileDetail:
+def get_file(ctx: Ctx, file_id: int) -> Wire[s.FileDetail]:
     """Details of a file or folder: where it is, who has access with which role, revisions, comments.
 
     Args:
@@ -102,25 +94,20 @@ def get_file(ctx: Ctx, file_id: int) -> s.FileDetail:
 
 
 @ops.read
-def read_file(ctx: Ctx, file_id: int) -> s.FileContent:
+def read_file(ctx: Ctx, file_id: int) -> Wire[s.FileContent]:
     """Read a file's content as plain text: a document's Markdown, a spreadsheet as CSV of its values
     (formulas evaluated), an uploaded text file as is; other uploads come back base64-encoded.
 
     Args:
         file_id: Id of the file.
     """
-    item, role = access.require(ctx, file_id, "viewer", "read it")
-    if item.kind == "folder":
-        raise Invalid(f"file_id: {item.name!r} is a folder; use list_folder", field="file_id")
-    encoding, content = encode(item.content) if item.kind == "file" else ("text", item.body)
-    return s.FileContent(file=store.summary(ctx.session, item, ctx.actor, role), encoding=encoding,
-                         content=content, revision=store.current_revision(ctx.session, item.id))
+    return fastpath.content(ctx, file_id)   # what access.require, store.summary and current_revision give
 
 
 @ops.read
 def search(ctx: Ctx, query: str = "", name: str | None = None, owner: str | None = None,
            type: s.Kind | None = None, modified_after: date | None = None, modified_before: date | None = None,
-           shared_with_me: bool = False, starred: bool = False, limit: int = 20, offset: int = 0) -> s.FileList:
+           shared_with_me: bool = False, starred: bool = False, limit: int = 20, offset: int = 0) -> Wire[s.FileList]:
     """Search the files you can open, by words in their name or content (best matches first), with filters.
 
     Files in the trash are left out. Without a query, matches are listed newest first.

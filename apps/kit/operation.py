@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import types
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
@@ -21,6 +22,9 @@ from pydantic.json_schema import DEFAULT_REF_TEMPLATE
 from apps.kit import docstrings, limits, nonfinite
 from apps.kit.entity import spread
 from apps.kit.errors import Invalid
+from apps.kit.wire import Wire
+
+_PLAIN = (int, str, bool, float)   # argument types a value of exactly that type passes unchanged
 
 _DEFS = DEFAULT_REF_TEMPLATE.split("{")[0]   # "#/$defs/"
 
@@ -68,6 +72,7 @@ class Operation:
         self._nonfinite = nonfinite.finder(schema)   # keeps no part of the schema
         self.output_schema, self.wrapped = _object_schema(schema)
         self._input_schemas: dict[str, str] = {}   # ref template -> the input schema's JSON
+        self._plain = _plain(self.params)
 
     @property
     def qualified_name(self) -> str:
@@ -97,7 +102,12 @@ class Operation:
         """Check arguments against the signature and ``limits``; ``Invalid`` names the first bad field."""
         if arguments is not None and not isinstance(arguments, dict):
             raise Invalid("arguments: must be a JSON object", field="arguments")
-        limits.check(arguments or {}, self.text_limit)
+        arguments = arguments or {}
+        limits.check(arguments, self.text_limit)
+        if self._plain is not None:
+            taken = _take(self._plain, arguments)
+            if taken is not None:
+                return taken
         try:
             model = self.input_model.model_validate(arguments or {})
         except ValidationError as exc:
@@ -105,7 +115,8 @@ class Operation:
         return model.__dict__   # exactly the parameters (extra="forbid"), in order; the model itself is dropped
 
     def dump(self, result: Any) -> Any:
-        data = self._result.dump_python(result, mode="json")
+        """The result in its JSON form; a ``Wire`` result already is (``apps.kit.wire``)."""
+        data = result.data if type(result) is Wire else self._result.dump_python(result, mode="json")
         if self._nonfinite is not None and self._nonfinite(data):
             return limits.finite(data)   # only a result that holds one (or cannot be encoded) is walked and rebuilt
         return data
@@ -139,6 +150,45 @@ def _object_schema(schema: dict) -> tuple[dict, bool]:
     defs = schema.pop("$defs", None)
     wrapped = {"type": "object", "properties": {"result": schema}, "required": ["result"]}
     return ({**wrapped, "$defs": defs} if defs else wrapped), True
+
+
+_REQUIRED = object()
+
+
+def _plain(params: list[Param]) -> tuple[tuple[str, tuple[type, ...], Any], ...] | None:
+    """For an operation whose arguments are all plain (``int``, ``str``, ``bool``, ``float``, perhaps
+    ``None``; no constraints; an unchanging default): each one's name, the types it takes unchanged and its
+    default. ``None`` when one is not plain: its arguments always go through pydantic."""
+    found = []
+    for p in params:
+        kinds = typing.get_args(p.annotation) if _is_union(p.annotation) else (p.annotation,)
+        if p.field is not None or not all(k in _PLAIN or k is type(None) for k in kinds):
+            return None
+        if not p.required and type(p.default) not in (*_PLAIN, type(None)):
+            return None
+        found.append((p.name, tuple(kinds), _REQUIRED if p.required else p.default))
+    return tuple(found)
+
+
+def _is_union(annotation: Any) -> bool:
+    return typing.get_origin(annotation) in (typing.Union, types.UnionType)
+
+
+def _take(plain: tuple[tuple[str, tuple[type, ...], Any], ...], arguments: dict[str, Any]) -> dict[str, Any] | None:
+    """The validated arguments, when every one given has exactly a type its parameter takes unchanged (pydantic
+    would give the same values back, ``limits.check`` having bounded them); else ``None``, for pydantic to say."""
+    kwargs, given = {}, 0
+    for name, kinds, default in plain:
+        if name in arguments:
+            value = arguments[name]
+            if type(value) not in kinds:
+                return None
+            kwargs[name], given = value, given + 1
+        elif default is _REQUIRED:
+            return None
+        else:
+            kwargs[name] = default
+    return kwargs if given == len(arguments) else None
 
 
 def invalid_from(errors: Sequence[Mapping[str, Any]], unknown: str = "is not an argument of this operation",
@@ -198,6 +248,9 @@ class OperationSet:
         hints = typing.get_type_hints(fn, include_extras=True)
         if "return" not in hints:
             raise OperationDefinitionError(f"{where}: an operation needs a return annotation")
+        result = hints["return"]
+        if typing.get_origin(result) is Wire:   # built in its dumped form: the result is its argument
+            result = typing.get_args(result)[0]
         params, groups = [], {}
         for p in list(inspect.signature(fn).parameters.values())[1:]:
             if isinstance(hints.get(p.name), type) and spread(hints[p.name]):
@@ -212,7 +265,7 @@ class OperationSet:
             raise OperationDefinitionError(f"{where}: a spread entity field has the name of another argument")
         self.operations[fn.__name__] = Operation(
             app=self.app, name=fn.__name__, fn=_gathering(fn, groups) if groups else fn, mutates=mutates,
-            description=description, params=params, result_type=hints["return"], text_limit=text_limit,
+            description=description, params=params, result_type=result, text_limit=text_limit,
         )
         return fn
 

@@ -1,12 +1,16 @@
-"""The plain-SQL Drive views and search give what the ORM paths give, errors included, for every person."""
+"""The plain-SQL Drive views, folder listings and search give what the ORM paths give, errors included,
+in field order, for every person."""
 
+import json
 from datetime import date
 
 from apps.docs import access, fastlist
 from apps.docs import operations as docs_ops
 from apps.docs import search as finder
-from apps.kit import Ctx, OpError
+from apps.docs import store as docs_store
+from apps.kit import Ctx, Invalid, NotFound, OpError
 from apps.kit.invoker import invoke
+from apps.kit.wire import Wire
 
 VIEWS = ["my_drive", "shared_with_me", "recent", "starred", "trash"]
 PAGES = [(50, 0), (2, 1), (10, 500)]
@@ -20,10 +24,12 @@ SEARCHES = [
 
 
 def _outcome(fn, ctx, *args):
+    """The dumped result (a plain-SQL path's ``Wire`` as it is), or the error; as JSON text, so that key order counts."""
     try:
-        return fn(ctx, *args).model_dump(mode="json")
+        result = fn(ctx, *args)
+        return json.dumps(result.data if isinstance(result, Wire) else result.model_dump(mode="json"))
     except OpError as exc:
-        return exc.to_dict()
+        return json.dumps(exc.to_dict())
     finally:
         ctx.finish(commit=False)
 
@@ -69,9 +75,26 @@ def _orm_search(ctx, query, filters, limit, offset):
     return docs_ops._listing(ctx, finder.find(ctx, query, filters, roles), roles, limit, offset)
 
 
+def _orm_folder(ctx, folder_id, drive_id, limit, offset):
+    """``list_folder`` as the ORM path read it: ``access.require``, every role, ``store.children``."""
+    if folder_id is not None:
+        folder, _ = access.require(ctx, folder_id, "viewer", "open it", field="folder_id")
+        if folder.kind != "folder":
+            raise Invalid(f"folder_id: {folder.name!r} is a {folder.kind}, not a folder", field="folder_id")
+    elif drive_id is not None and access.drive_role(ctx.session, drive_id, ctx.actor) is None:
+        raise NotFound(f"no shared drive {drive_id} that you are a member of", field="drive_id")
+    roles = access.all_roles(ctx.session, ctx.actor)
+    inside = docs_store.children(ctx.session, folder_id, drive_id, ctx.actor)
+    visible = [i for i in inside if i.id in roles and not roles[i.id][1]]
+    return docs_ops._listing(ctx, docs_ops._folders_first(visible), roles, limit, offset)
+
+
 def _compare(episode, people, owner_of_some: str) -> dict:
     db, info = episode.db("docs"), episode.world.info
-    seen = {"views": 0, "searches": 0, "errors": 0}
+    seen = {"views": 0, "searches": 0, "errors": 0, "folders": 0, "folder_errors": set()}
+    folders = [i for (i,) in db.conn.execute("select id from docs_item where kind = 'folder' order by id")]
+    files = [i for (i,) in db.conn.execute("select id from docs_item where kind != 'folder' order by id limit 3")]
+    drives = [i for (i,) in db.conn.execute("select id from docs_drive order by id")]
     for person in people:
         def ctx():
             return Ctx(db, person, episode.clock.now(), info, episode.id)
@@ -83,14 +106,24 @@ def _compare(episode, people, owner_of_some: str) -> dict:
             for limit, offset in PAGES:
                 expected = _outcome(_orm_view, ctx(), view, limit, offset)
                 assert _outcome(fastlist.list_view, ctx(), view, limit, offset) == expected, (person, view)
-                seen["views"] += len(expected["files"])
+                seen["views"] += len(json.loads(expected)["files"])
+        for folder_id in [None, *folders, *files, 0, max(folders) + 10_000] if person in people[:8] else []:
+            for drive_id in [None, *drives, 0, 999] if folder_id is None else [None, drives[0]]:
+                for limit, offset in PAGES[:2] if folder_id is None else PAGES[:1]:
+                    expected = _outcome(_orm_folder, ctx(), folder_id, drive_id, limit, offset)
+                    got = _outcome(fastlist.list_folder, ctx(), folder_id, drive_id, limit, offset)
+                    assert got == expected, (person, folder_id, drive_id)
+                    found = json.loads(expected)
+                    seen["folders"] += len(found.get("files", []))
+                    seen["folder_errors"].add(found.get("type"))
         for query, given in SEARCHES:
             given = {**given, "owner": owner_of_some} if given.get("owner") == "other" else given
             filters = finder.Filters(**given)
             for limit, offset in PAGES[:2]:
                 expected = _outcome(_orm_search, ctx(), query, filters, limit, offset)
                 assert _outcome(fastlist.search, ctx(), query, filters, limit, offset) == expected, (person, query)
-                seen["searches" if "files" in expected else "errors"] += len(expected.get("files", [1]))
+                found = json.loads(expected)
+                seen["searches" if "files" in found else "errors"] += len(found.get("files", [1]))
     return seen
 
 
@@ -98,7 +131,8 @@ def test_views_and_search_match_the_orm_path_for_every_person_of_acme(store):
     episode = store.create("acme")
     people = [p.email for p in episode.world.info.people]
     seen = _compare(episode, people, people[1])
-    assert seen["views"] and seen["searches"] and seen["errors"]
+    assert seen["views"] and seen["searches"] and seen["errors"] and seen["folders"]
+    assert seen["folder_errors"] == {None, "not_found", "forbidden", "invalid"}
 
 
 def test_views_and_search_after_sharing_starring_trashing_and_editing(store, world_dir):
@@ -121,7 +155,7 @@ def test_views_and_search_after_sharing_starring_trashing_and_editing(store, wor
         assert invoke(episode, docs["star"], {"file_id": file_id}, "python").error is None
     assert invoke(episode, docs["trash"], {"file_id": mine[0]}, "python").error is None
     seen = _compare(episode, [p.email for p in info.people], other)
-    assert seen["views"] and seen["searches"]
+    assert seen["views"] and seen["searches"] and seen["folders"]
     trash = invoke(episode, docs["list_view"], {"view": "trash"}, "python").result
     assert [f["id"] for f in trash["files"]] == [mine[0]] and trash["files"][0]["trashed"]
     starred = invoke(episode, docs["list_view"], {"view": "starred"}, "python").result

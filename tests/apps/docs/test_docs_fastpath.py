@@ -1,11 +1,18 @@
-"""The plain-SQL ``get_file`` gives what the ORM path gives, errors included, for every item and person."""
+"""The plain-SQL ``get_file`` and ``read_file`` give what the ORM paths give, errors included, in field order,
+for every item and person."""
+
+import json
 
 import pytest
 
 from apps.docs import access, fastpath
+from apps.docs import schemas as s
 from apps.docs import search as finder
-from apps.kit import Ctx, OpError
+from apps.docs import store as docs_store
+from apps.kit import Ctx, Invalid, OpError
+from apps.kit.content import encode
 from apps.kit.invoker import invoke
+from apps.kit.wire import Wire
 
 
 def _orm(ctx, file_id):
@@ -13,11 +20,23 @@ def _orm(ctx, file_id):
     return finder.detail(ctx, item, role)
 
 
+def _orm_read(ctx, file_id):
+    """``read_file`` as the ORM path read it."""
+    item, role = access.require(ctx, file_id, "viewer", "read it")
+    if item.kind == "folder":
+        raise Invalid(f"file_id: {item.name!r} is a folder; use list_folder", field="file_id")
+    encoding, content = encode(item.content) if item.kind == "file" else ("text", item.body)
+    return s.FileContent(file=docs_store.summary(ctx.session, item, ctx.actor, role), encoding=encoding,
+                         content=content, revision=docs_store.current_revision(ctx.session, item.id))
+
+
 def _outcome(fn, ctx, file_id):
+    """The dumped result (a plain-SQL path's ``Wire`` as it is) or the error, as JSON text: key order counts."""
     try:
-        return fn(ctx, file_id).model_dump(mode="json")
+        result = fn(ctx, file_id)
+        return json.dumps(result.data if isinstance(result, Wire) else result.model_dump(mode="json"))
     except OpError as exc:
-        return exc.to_dict()
+        return json.dumps(exc.to_dict())
     finally:
         ctx.finish(commit=False)
 
@@ -31,12 +50,14 @@ def test_get_file_matches_the_orm_path_for_every_item_and_person(store, world_di
     kinds: dict[str, int] = {}
     for person in [p.email for p in info.people][:8]:
         for file_id in [*ids, max(ids) + 1]:
-            expected = _outcome(_orm, Ctx(db, person, episode.clock.now(), info, episode.id), file_id)
-            assert _outcome(fastpath.file_detail, Ctx(db, person, episode.clock.now(), info, episode.id),
-                            file_id) == expected
-            kind = "ok" if "id" in expected else expected["type"]
-            kinds[kind] = kinds.get(kind, 0) + 1
-    assert kinds.get("ok") and kinds.get("not_found") and kinds.get("forbidden")
+            for fast, orm in ((fastpath.file_detail, _orm), (fastpath.content, _orm_read)):
+                expected = _outcome(orm, Ctx(db, person, episode.clock.now(), info, episode.id), file_id)
+                assert _outcome(fast, Ctx(db, person, episode.clock.now(), info, episode.id), file_id) == expected
+                found = json.loads(expected)
+                kind = found["encoding"] if "encoding" in found else "ok" if "id" in found else found["type"]
+                kinds[kind] = kinds.get(kind, 0) + 1
+    assert kinds.get("ok") and kinds.get("not_found") and kinds.get("forbidden") and kinds.get("invalid")
+    assert kinds.get("text")
 
 
 def test_get_file_after_sharing_trashing_and_starring(store, world_dir):
@@ -50,8 +71,16 @@ def test_get_file_after_sharing_trashing_and_starring(store, world_dir):
                       "python").error is None
         assert invoke(episode, docs["star"], {"file_id": file_id}, "python").error is None
     assert invoke(episode, docs["trash"], {"file_id": mine[0]}, "python").error is None
+    uploads = [invoke(episode, docs["upload_file"], args, "python").result["id"] for args in (
+        {"name": "logo.png", "content_base64": "iVBORw0KGgoAAAANSUhEUgAA/w=="},   # not UTF-8: base64
+        {"name": "notes.txt", "text": "plain words"}, {"name": "empty.bin", "content_base64": ""})]
     db = episode.db("docs")
+    encodings = set()
     for person in (episode.actor, other):
-        for file_id in mine:
+        for file_id in [*mine, *uploads]:
             ctx = Ctx(db, person, episode.clock.now(), info, episode.id)
             assert _outcome(fastpath.file_detail, ctx, file_id) == _outcome(_orm, ctx, file_id)
+            expected = _outcome(_orm_read, ctx, file_id)
+            assert _outcome(fastpath.content, ctx, file_id) == expected
+            encodings.add(json.loads(expected).get("encoding"))
+    assert {"text", "base64"} <= encodings
