@@ -117,6 +117,10 @@ def matches(ctx: Ctx, query: str, threads: bool = False) -> tuple[str, list, Com
     once, ranked by its best match, then by its newest match. Its parameters and the compiled query too."""
     q = compile_query(query, ctx.actor, ctx.now, ctx.world.timezone)
     text = q.free_text()
+    source: str
+    where: str
+    score: str | None
+    params: list
     if text is not None:
         (source, where, score), params = _TEXT, [text, ctx.actor]
     elif q.rank_terms:
@@ -126,8 +130,8 @@ def matches(ctx: Ctx, query: str, threads: bool = False) -> tuple[str, list, Com
     where = where.replace("{where}", q.where) + ("" if q.include_hidden else _VISIBLE)
     if threads:   # grouped after scoring (materialized: bm25 cannot be read inside an aggregate)
         rows = f"select e.thread_id as thread, {score or 0} as score, m.date as date from {source} where {where}"
-        order = "min(score), max(date) desc" if score else "max(date) desc"
-        return (f"with hits as materialized ({rows}) select thread from hits group by thread order by {order},"
+        grouped = "min(score), max(date) desc" if score else "max(date) desc"
+        return (f"with hits as materialized ({rows}) select thread from hits group by thread order by {grouped},"
                 " thread desc", params, q)
     order = ([score] if score else []) + ["m.date desc", "e.id desc"]   # dates are stored as sortable text
     return f"select e.id from {source} where {where} order by {', '.join(order)}", params, q
