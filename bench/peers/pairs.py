@@ -30,6 +30,8 @@ OURS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "control_call": (HTTP, ("served_scale", "control_plane", "control_call_mail_get_message"),
                      "POST /v1/episodes/{id}/call mail_get_message (one JSON POST)"),
     "mcp_call": (HTTP, ("served", "mcp_mail_get_message"), "MCP tools/call, official SDK client, streamable HTTP"),
+    "mcp_session_call": (HTTP, ("served", "mcp_session_mail_get_message"),
+                         "MCP tools/call, official ClientSession in a 2025 session, streamable HTTP"),
 }
 
 # Which officeworld figure is compared with which peer figure: (ours, peer, peer figure).
@@ -50,6 +52,8 @@ AGAINST = [
     ("mcp_call", "openenv", "client_call_tool"),
     ("mcp_call", "openenv", "mcp_session_call"),
     ("mcp_call", "openenv", "mcp_stateless_call"),
+    ("mcp_session_call", "openenv", "client_call_tool"),
+    ("mcp_session_call", "openenv", "mcp_session_call"),
 ]
 
 # (group, officeworld figure's path, what it measured, peer, peer figure), one per comparison.
