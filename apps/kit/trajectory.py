@@ -6,10 +6,10 @@ dicts and lists the operation returned: a server holding 500 episodes held their
 and the cyclic garbage collector walked every one of those containers at each full collection (18 of
 0.2-2.4 s in a load run). ``bytes`` are not tracked by the collector. ``step.result`` decodes them at
 each read, without caching, since keeping the decoded value would bring the containers back for the
-episode's life, while its readers
-(grading, a GUI page, replay, MCP's answer) read a step once or twice. Serialising a step
-(``model_dump``, ``model_dump_json``, a trajectory file, the control API) writes the decoded result,
-so the JSON is what it was when the step kept the objects; a step read from a file encodes its result.
+episode's life, while its readers (grading, a GUI page, replay, MCP's answer) read a step once or twice.
+Serialising a step (``model_dump``, ``model_dump_json``, a trajectory file, the control API) writes the
+decoded result, so the JSON is what it was when the step kept the objects; a step read from a file
+encodes its result.
 """
 
 from __future__ import annotations
