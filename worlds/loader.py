@@ -117,8 +117,7 @@ def _info_stamp(path: Path) -> tuple[str, bool] | None:
         s = path.stat()
     except OSError:
         return None
-    settled = max(s.st_mtime_ns, s.st_ctime_ns) < (time.time() - _SETTLED_S) * 1e9
-    return f"{s.st_size}:{s.st_mtime_ns}:{s.st_ctime_ns}:{s.st_ino}:{_code_digest()}", settled
+    return f"{_signature(s)}:{_code_digest()}", _settled(max(s.st_mtime_ns, s.st_ctime_ns))
 
 
 def _code_digest() -> str:
@@ -176,7 +175,7 @@ def content_hash(root: Path, memo: Path | None = None) -> str:
         with open(os.path.join(base, rel), "rb") as f:
             digest.update(hashlib.sha256(f.read()).digest())
     newest = max((max(s.st_mtime_ns, s.st_ctime_ns) for _, s in files), default=0)
-    if memo and newest < (time.time() - _SETTLED_S) * 1e9:
+    if memo and _settled(newest):
         _keep(memo, {"root": str(root), "stamp": stamp, "digest": digest.hexdigest()})
     return digest.hexdigest()
 
@@ -221,8 +220,17 @@ def _taken_ahead(root: Path) -> str | None:
 
 
 def _stamp(files: list[tuple[str, os.stat_result]]) -> str:
-    return hashlib.sha256("\n".join(f"{rel}\0{s.st_size}:{s.st_mtime_ns}:{s.st_ctime_ns}:{s.st_ino}"
-                                    for rel, s in files).encode()).hexdigest()
+    return hashlib.sha256("\n".join(f"{rel}\0{_signature(s)}" for rel, s in files).encode()).hexdigest()
+
+
+def _signature(s: os.stat_result) -> str:
+    """A file's size, times and inode: what changes when its content may have (as git's index keeps them)."""
+    return f"{s.st_size}:{s.st_mtime_ns}:{s.st_ctime_ns}:{s.st_ino}"
+
+
+def _settled(newest_ns: int) -> bool:
+    """Whether a file last changed at ``newest_ns`` is older than ``_SETTLED_S`` (file times are coarse)."""
+    return newest_ns < (time.time() - _SETTLED_S) * 1e9
 
 
 def _files(root: Path) -> list[tuple[str, os.stat_result]]:
