@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal, cast
 import pydantic_core
 from pydantic import AfterValidator, BaseModel, PlainSerializer
 
-from worlds.model import Strict
+from worlds.model import Strict, unchecked
 
 
 def encode(content: Any) -> bytes:
@@ -116,12 +116,7 @@ class Step(Strict):
         taken as the step's own ``__dict__`` (its result replaced by ``kept``'s), without unpacking it or
         comparing its keys."""
         fields["result"] = kept(fields["result"])
-        step = cls.__new__(cls)
-        object.__setattr__(step, "__dict__", fields)
-        object.__setattr__(step, "__pydantic_fields_set__", set(fields))
-        object.__setattr__(step, "__pydantic_extra__", None)
-        object.__setattr__(step, "__pydantic_private__", None)
-        return step
+        return unchecked(cls, fields)
 
 
 _STEP_FIELDS = Step.model_fields.keys()

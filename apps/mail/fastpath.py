@@ -16,6 +16,7 @@ from apps.mail.models import split_addresses
 from apps.mail.operators import Compiled
 from apps.mail.rendering import body_text
 from apps.mail.search import compile_query
+from worlds.model import unchecked
 
 MESSAGE = (   # completed by a condition on e
     "select e.id, e.owner, e.thread_id, m.id, m.rfc_id, m.sender, m.sender_name, m.to_addrs, m.cc_addrs,"
@@ -57,23 +58,6 @@ def snippet(body: str) -> str:
     return " ".join(body.split())[:140]
 
 
-def built(cls, fields: dict):
-    """A result model taken from ``fields`` as its ``__dict__``, unchecked (``Step.complete``'s way): for values
-    the database and this module guarantee, every field given in the model's order. The equivalence tests
-    (``tests/apps/mail/test_fastpath.py``) compare what this builds with the ORM's validated results."""
-    made = cls.__new__(cls)
-    _set(made, "__dict__", fields)
-    # Every field is set, so the set of fields set is the same for all (pydantic only ever adds to it).
-    _set(made, "__pydantic_fields_set__", _FIELDS.get(cls) or _FIELDS.setdefault(cls, set(cls.model_fields)))
-    _set(made, "__pydantic_extra__", None)
-    _set(made, "__pydantic_private__", None)
-    return made
-
-
-_set = object.__setattr__
-_FIELDS: dict[type, set[str]] = {}
-
-
 def message(ctx: Ctx, entry_id: int) -> s.Message:
     """The acting user's message ``entry_id`` in full (as ``store.detail(store.entry_of(...))``)."""
     conn = ctx.sql
@@ -88,11 +72,11 @@ def full(conn, row: tuple) -> s.Message:
     (eid, owner, thread_id, mid, rfc_id, sender, sender_name, to, cc, bcc, subject, body, html, date,
      in_reply_to, labels, has_files) = row
     labels, unread, starred = label_set(labels)   # one query: the labels as a JSON array, attachments only when there are
-    files = [built(s.AttachmentInfo, {"id": i, "filename": f, "mime_type": t, "size": n})
+    files = [unchecked(s.AttachmentInfo, {"id": i, "filename": f, "mime_type": t, "size": n})
              for i, f, t, n in conn.execute(_FILES, (mid,))] if has_files else []
     if html:
         body = body_text(body, html)
-    return built(s.Message, {
+    return unchecked(s.Message, {
         "id": eid, "thread_id": thread_id, "sender": sender, "sender_name": sender_name, "to": split_addresses(to),
         "cc": split_addresses(cc), "subject": subject, "snippet": snippet(body), "date": datetime.fromisoformat(date),
         "labels": list(labels), "unread": unread, "starred": starred,
@@ -108,7 +92,7 @@ def search(ctx: Ctx, query: str, limit: int, offset: int) -> s.SearchResult:
     the page; a query of free text alone is driven by the full-text index."""
     sql, params, _ = matches(ctx, query)
     ids = [r[0] for r in ctx.sql.execute(sql, params)]
-    return built(s.SearchResult, {"total": len(ids), "messages": summaries(ctx.sql, ids[offset:offset + limit])})
+    return unchecked(s.SearchResult, {"total": len(ids), "messages": summaries(ctx.sql, ids[offset:offset + limit])})
 
 
 def matches(ctx: Ctx, query: str, threads: bool = False) -> tuple[str, list, Compiled]:
@@ -149,7 +133,7 @@ def summary(row: tuple) -> s.MessageSummary:
     """A ``MessageSummary`` from a row of ``_SUMMARY``'s columns."""
     eid, thread_id, sender, sender_name, to, cc, subject, text, html, date, has_files, labels = row
     tags, unread, starred = label_set(labels)
-    return built(s.MessageSummary, {
+    return unchecked(s.MessageSummary, {
         "id": eid, "thread_id": thread_id, "sender": sender, "sender_name": sender_name,
         "to": split_addresses(to), "cc": split_addresses(cc), "subject": subject,
         "snippet": snippet(body_text(text, html) if html else text),
@@ -183,7 +167,7 @@ def relabel(ctx: Ctx, entry_ids: list[int], add=(), remove=()) -> s.Updated:
         conn.executemany(_UNLABEL, [(i, label) for i in ids for label in remove])
     if add:
         conn.executemany(_LABEL, [(i, label) for i in ids for label in dict.fromkeys(add)])
-    return built(s.Updated, {"updated": ids})
+    return unchecked(s.Updated, {"updated": ids})
 
 
 _OWNER = "select id, owner from mail_entry where id = ?"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from apps.kit import Ctx, NotFound
 from apps.mail import fastpath
 from apps.mail import schemas as s
+from worlds.model import unchecked
 
 _OWNER = "select owner, subject from mail_thread where id = ?"
 _BINS = frozenset(("TRASH", "SPAM"))
@@ -30,7 +31,7 @@ def thread(ctx: Ctx, thread_id: int) -> s.Thread:
     if found is None or found[0] != ctx.actor:
         raise NotFound(f"no thread {thread_id} in your mailbox", field="thread_id")
     rows = conn.execute(fastpath.BY_THREAD, (thread_id,)).fetchall()
-    return fastpath.built(s.Thread, {"id": thread_id, "subject": found[1],
+    return unchecked(s.Thread, {"id": thread_id, "subject": found[1],
                                      "messages": [fastpath.full(conn, row) for row in rows]})
 
 
@@ -49,7 +50,7 @@ def search(ctx: Ctx, query: str, limit: int, offset: int, include_messages: bool
             found[row[1]].append(fastpath.summary(row[:12]))
             subjects[row[1]] = row[12] or ""
     threads = [_summary(t, subjects.get(t, ""), found[t], q.include_hidden, include_messages) for t in page]
-    return fastpath.built(s.ThreadSearchResult, {"total": len(ids), "threads": threads})
+    return unchecked(s.ThreadSearchResult, {"total": len(ids), "threads": threads})
 
 
 def _summary(thread_id: int, subject: str, messages: list, include_hidden: bool,
@@ -57,7 +58,7 @@ def _summary(thread_id: int, subject: str, messages: list, include_hidden: bool,
     if not include_hidden:
         messages = [msg for msg in messages if _BINS.isdisjoint(msg.labels)] or messages
     latest = messages[-1]
-    return fastpath.built(s.ThreadSummary, {
+    return unchecked(s.ThreadSummary, {
         "id": thread_id, "subject": subject or latest.subject, "snippet": latest.snippet, "date": latest.date,
         "message_count": len(messages),
         "participants": list(dict.fromkeys(msg.sender_name or msg.sender for msg in messages)),
