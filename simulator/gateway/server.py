@@ -40,6 +40,7 @@ from simulator.gateway.mcp_calls import SessionCalls
 from simulator.gateway.mcp_text import lone_surrogate_call, tool_error_reply
 from simulator.gui import mount_gui
 from simulator.gui.browser_tools import BrowserTools
+from simulator.store import memory
 from simulator.store.episodes import EpisodeStore
 from simulator.store.registry import all_operations
 from simulator.tasks.catalog import task_catalog
@@ -90,7 +91,8 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     async def lifespan(app: FastAPI):
         async with mcp.session_manager.run():
             gateway.loop = asyncio.get_running_loop()
-            yield
+            with memory.serving(gateway.loop):   # a release retires the loop's idle worker threads
+                yield
             gateway.loop = None
         await anyio.to_thread.run_sync(browsers.close)
 

@@ -20,6 +20,8 @@ The gateway validates, keeps the clock and records the Step; this service only e
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hmac
 from typing import Sequence
 
@@ -33,7 +35,7 @@ from apps.kit.operation import invalid_from
 from apps.kit.rest import error_response
 from simulator.gateway.body_limit import BodyLimit
 from simulator.store.episodes import EpisodeStore
-from simulator.store.memory import release_soon
+from simulator.store.memory import release_soon, serving
 
 
 def build_app_service(app: App, worlds: Sequence[str] = (), cache_dir=None, *, token: str) -> FastAPI:
@@ -46,7 +48,12 @@ def build_app_service(app: App, worlds: Sequence[str] = (), cache_dir=None, *, t
     assert isinstance(host, LocalHost)  # app_urls={}: every app of this store is local
     for world in worlds:
         store.world(world)
-    api = FastAPI(title=f"officeworld {app.name} service", version="0.1.0")
+    @contextlib.asynccontextmanager
+    async def lifespan(api: FastAPI):
+        with serving(asyncio.get_running_loop()):   # a release retires the loop's idle worker threads
+            yield
+
+    api = FastAPI(title=f"officeworld {app.name} service", version="0.1.0", lifespan=lifespan)
     expected = f"Bearer {token}".encode()
 
     @api.middleware("http")

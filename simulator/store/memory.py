@@ -25,18 +25,22 @@ three runs each); the server's CPU per call over HTTP differed less than the noi
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import ctypes
 import ctypes.util
 import gc
 import os
 import sys
 import threading
-from typing import Callable, Sequence
+import time
+from typing import Callable, Iterator, Sequence
 
 _DELAY = 2.0
 SERVING = ("up", "app-service")   # the commands that hold episodes
 _lock = threading.Lock()
 _pending: threading.Timer | None = None
+_loops: set[asyncio.AbstractEventLoop] = set()   # serving loops whose idle worker threads a release retires
 
 try:
     _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
@@ -50,9 +54,55 @@ def release_now() -> None:
     with _lock:
         if _pending is threading.current_thread():
             _pending = None
+    for loop in list(_loops):
+        _ended(_retired(loop))
     gc.collect()
     if _trim is not None:
         _trim(0)
+
+
+@contextlib.contextmanager
+def serving(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """While the server runs on ``loop``, each release first retires its idle worker threads (the
+    lifespan of ``officeworld up`` and of an app service)."""
+    _loops.add(loop)
+    try:
+        yield
+    finally:
+        _loops.discard(loop)
+
+
+def _retired(loop: asyncio.AbstractEventLoop) -> list[threading.Thread]:
+    """Stop ``loop``'s idle anyio worker threads, as anyio stops those idle for 10 s (but only when it next
+    hands work to a thread); a later call starts a new one. Nothing when anyio's pool is not found."""
+    async def retire() -> list[threading.Thread]:
+        try:
+            from anyio._backends._asyncio import _threadpool_idle_workers
+            idle = _threadpool_idle_workers.get(None)
+        except (ImportError, AttributeError, LookupError):
+            return []
+        retired = []
+        while idle:
+            worker = idle.popleft()
+            worker.root_task.remove_done_callback(worker.stop)
+            worker.stop()
+            retired.append(worker)
+        return retired
+    try:
+        return asyncio.run_coroutine_threadsafe(retire(), loop).result(timeout=5)
+    except Exception:   # the loop stopped or closed meanwhile: nothing to retire
+        return []
+
+
+def _ended(threads: list[threading.Thread], limit_s: float = 2.0) -> None:
+    """Wait until ``threads`` have exited: glibc gives a thread's cached free chunks back to their arena
+    only then, after the Python thread has finished."""
+    deadline = time.monotonic() + limit_s
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+        while thread.native_id is not None and os.path.exists(f"/proc/self/task/{thread.native_id}") \
+                and time.monotonic() < deadline:
+            time.sleep(0.005)
 
 
 def release_soon() -> None:
