@@ -1,0 +1,59 @@
+"""Giving memory back after deletions (``simulator.store.memory``): a release first retires the serving
+loop's idle worker threads (glibc gives a thread's cached free chunks back only when the thread ends),
+and the server starts new ones when it next needs them. No figure is asserted."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from fastapi.testclient import TestClient
+from surfaces import CONTROL, TOKEN
+
+from simulator.gateway.server import build_app
+from simulator.service.app_service import build_app_service
+from simulator.store import memory
+from simulator.store.episodes import EpisodeStore
+from simulator.store.registry import APPS
+
+
+def _workers() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name.startswith("AnyIO worker thread")}
+
+
+def test_a_release_retires_the_gateways_idle_worker_threads_and_the_server_goes_on():
+    before = _workers()
+    with TestClient(build_app(EpisodeStore(), token=TOKEN)) as api:
+        def create(_) -> str:   # the control API's create runs in a worker thread; at once, in several
+            response = api.post("/v1/episodes", json={"world": "acme"}, headers=CONTROL)
+            assert response.status_code == 201, response.text
+            return response.json()["id"]
+        with ThreadPoolExecutor(4) as pool:
+            episodes = list(pool.map(create, range(8)))
+        for episode in episodes:
+            assert api.delete(f"/v1/episodes/{episode}", headers=CONTROL).status_code == 204
+        used = _workers() - before
+        assert used and len(memory._loops) == 1   # the lifespan registered the server's loop
+        memory.release_now()
+        assert not any(t.is_alive() for t in used)
+        again = api.post("/v1/episodes", json={"world": "acme"}, headers=CONTROL)   # a new worker takes it
+        assert again.status_code == 201 and api.get("/health").json()["episodes"] == 1
+        assert _workers() - before - used
+    assert not memory._loops   # the loop is forgotten when the server stops; a release then retires nothing
+    memory.release_now()
+
+
+def test_a_release_retires_an_app_services_idle_worker_threads(tmp_path):
+    before = _workers()
+    service = build_app_service(APPS["mail"], cache_dir=tmp_path / "cache", token="s3cret")
+    admin = {"authorization": "Bearer s3cret"}
+    with TestClient(service) as api:
+        assert api.put("/admin/episodes/e1", json={"world": "acme"}, headers=admin).status_code == 204
+        assert api.delete("/admin/episodes/e1", headers=admin).status_code == 204
+        used = _workers() - before
+        assert used
+        memory.release_now()
+        assert not any(t.is_alive() for t in used)
+        assert api.put("/admin/episodes/e2", json={"world": "acme"}, headers=admin).status_code == 204
+        assert api.get("/health").json()["episodes"] == 1
+    assert not memory._loops
