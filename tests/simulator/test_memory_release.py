@@ -5,6 +5,7 @@ and the server starts new ones when it next needs them. No figure is asserted.""
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from fastapi.testclient import TestClient
@@ -57,3 +58,23 @@ def test_a_release_retires_an_app_services_idle_worker_threads(tmp_path):
         assert api.put("/admin/episodes/e2", json={"world": "acme"}, headers=admin).status_code == 204
         assert api.get("/health").json()["episodes"] == 1
     assert not memory._loops
+
+
+def _trims_after(monkeypatch, deletions: int) -> int:
+    trims: list[int] = []
+    monkeypatch.setattr(memory, "_trim", lambda pad: trims.append(pad) or 0)
+    monkeypatch.setattr(memory, "_DELAY", 0.05)
+    monkeypatch.setattr(memory, "_AGAIN", 0.2)
+    for _ in range(deletions):
+        memory.release_soon()
+    deadline = time.monotonic() + 10
+    while len(trims) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.5)   # no third release comes
+    return len(trims)
+
+
+def test_deletions_release_twice_once_they_stop(monkeypatch):
+    # Once after the countdown, once more later (what was freed meanwhile, e.g. connections closed idle).
+    assert _trims_after(monkeypatch, 1) == 2
+    assert _trims_after(monkeypatch, 5) == 2   # deletions in a row restart the countdown: still one pair
