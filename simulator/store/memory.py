@@ -95,13 +95,16 @@ def _retired(loop: asyncio.AbstractEventLoop) -> list[threading.Thread]:
             idle = _threadpool_idle_workers.get(None)
         except (ImportError, AttributeError, LookupError):
             return []
-        retired = []
+        retired: list[threading.Thread] = []
         while idle:
             worker = idle.popleft()
             worker.root_task.remove_done_callback(worker.stop)
             worker.stop()
             retired.append(worker)
         return retired
+    with contextlib.suppress(RuntimeError):   # on the loop's own thread it could not wait for the loop
+        if asyncio.get_running_loop() is loop:
+            return []
     try:
         return asyncio.run_coroutine_threadsafe(retire(), loop).result(timeout=5)
     except Exception:   # the loop stopped or closed meanwhile: nothing to retire
