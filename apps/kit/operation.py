@@ -67,12 +67,36 @@ class Operation:
         model_name = "".join(part.title() for part in self.qualified_name.split("_")) + "Input"
         self.input_model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
         self._result = TypeAdapter(self.result_type)
-        schema = self._result.json_schema(mode="serialization")   # made once: a schema costs milliseconds
-        # Only where a result may hold a float (or untyped values) is it looked at for NaN/Infinity on the way out.
-        self._nonfinite = nonfinite.finder(schema)   # keeps no part of the schema
-        self.output_schema, self.wrapped = _object_schema(schema)
+        # The result's JSON schema is made on first use, once (it costs milliseconds; at import, for every
+        # operation, it was a quarter of a server's start): by the MCP tool list, or by the first ``dump``.
+        self._result_schema: tuple[dict, bool] | None = None
+        self._nonfinite: Callable[[Any], bool] | None = self._first_nonfinite
         self._input_schemas: dict[str, str] = {}   # ref template -> the input schema's JSON
         self._plain = _plain(self.params)
+
+    def _schema(self) -> tuple[dict, bool]:
+        if self._result_schema is None:
+            schema = self._result.json_schema(mode="serialization")
+            # Only where a result may hold a float (or untyped values) is it looked at for NaN/Infinity on the way out.
+            finder = nonfinite.finder(schema)   # keeps no part of the schema
+            self._result_schema = _object_schema(schema)
+            self._nonfinite = finder
+        return self._result_schema
+
+    def _first_nonfinite(self, data: Any) -> bool:
+        """``dump``'s check before the schema is made: makes it, then asks the finder it gave (if any)."""
+        self._schema()
+        return self._nonfinite is not None and self._nonfinite(data)
+
+    @property
+    def output_schema(self) -> dict:
+        """The result's JSON schema as an object (a non-object result wrapped as ``{"result": ...}``)."""
+        return self._schema()[0]
+
+    @property
+    def wrapped(self) -> bool:
+        """Whether the result had to be wrapped as ``{"result": ...}`` to make an object."""
+        return self._schema()[1]
 
     @property
     def qualified_name(self) -> str:
