@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import threading
 from typing import Any
 
 import anyio
@@ -84,14 +85,19 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     api.state.catalog = catalog
     token = control_token(token)
     api.include_router(control_router(store, catalog, token))
-    api.include_router(operation_router(operations, get_episode), prefix="/episodes/{episode_id}/api")
-    tools = catalogue(store.apps)
+    tools: dict = {}
 
     @api.get("/episodes/{episode_id}/api/tools", tags=["agent"], summary="The episode's operations, for ow")
     def episode_tools(episode=Depends(get_episode)) -> dict:
+        if not tools:   # made on first use: every operation's input schema
+            tools.update(catalogue(store.apps))
         return tools
     mount_gui(api, store, operations)
     document_inputs(api, operations)
+    # One route per operation, for OpenAPI and for what fast.py leaves to FastAPI (a wrong method): added
+    # when first needed (Gateway.__call__, api.openapi), not at start (FastAPI analyses each route's
+    # dependencies and response model: a tenth of a start).
+    routes = _LazyRoutes(api, lambda: operation_router(operations, get_episode), "/episodes/{episode_id}/api")
 
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))
     # Starlette types a handler as taking any Exception; it calls each with its own class only.
@@ -99,8 +105,40 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     api.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
     # Operation calls, the control plane's direct call and /health skip FastAPI (simulator.gateway.fast).
     fast = FastRoutes(store, operations, ControlCalls(store, token))
-    gateway = Gateway(api, mcp, store, {op.qualified_name: op for op in operations}, fast)
+    gateway = Gateway(api, mcp, store, {op.qualified_name: op for op in operations}, fast, routes=routes)
     return gateway
+
+
+class _LazyRoutes:
+    """A router included into ``api`` the first time ``ensure`` runs (any thread; once): before FastAPI
+    answers a path that may be one of its routes, and before the OpenAPI schema is built."""
+
+    def __init__(self, api: FastAPI, make, prefix: str):
+        self.api, self.make, self.prefix = api, make, prefix
+        self.included = False
+        self._lock = threading.Lock()
+        build = api.openapi
+
+        def openapi() -> dict[str, Any]:
+            self.ensure()
+            return build()
+
+        api.openapi = openapi  # type: ignore[method-assign]
+
+    def ensure(self) -> None:
+        if self.included:
+            return
+        with self._lock:
+            if not self.included:
+                self.api.include_router(self.make(), prefix=self.prefix)
+                self.included = True
+
+    def needed_for(self, path: str) -> bool:
+        """Whether FastAPI's answer to ``path`` may depend on these routes (an operation's path, the docs)."""
+        if path.startswith("/episodes/"):   # "", "episodes", id, "api", app, operation (and a trailing slash)
+            parts = path.split("/", 6)
+            return len(parts) >= 6 and parts[3] == "api"
+        return path in (self.api.openapi_url, self.api.docs_url, self.api.redoc_url)
 
 
 def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -129,8 +167,8 @@ class Gateway:
     """
 
     def __init__(self, api: FastAPI, mcp: LazyMCP, store: EpisodeStore, operations: dict | None = None,
-                 fast: FastRoutes | None = None, body_limit: int = BODY_LIMIT):
-        self.api, self.mcp, self.store, self.fast = api, mcp, store, fast
+                 fast: FastRoutes | None = None, body_limit: int = BODY_LIMIT, routes: _LazyRoutes | None = None):
+        self.api, self.mcp, self.store, self.fast, self.routes = api, mcp, store, fast, routes
         self._fast_calls = True   # ``calls = None`` turns the gateway's MCP call path off
         self.operations, self.body_limit = operations or {}, body_limit
         self.sessions: dict[str, str] = {}  # MCP session id -> the episode that opened it
@@ -152,6 +190,8 @@ class Gateway:
         receive = replaying(body, receive)
         match = _MCP_PATH.match(scope.get("path", ""))
         if match is None:
+            if self.routes is not None and not self.routes.included and self.routes.needed_for(scope.get("path", "")):
+                self.routes.ensure()
             return await self.api(scope, receive, send)
         episode_id = match.group(1)
         session = _header(scope, b"mcp-session-id")
