@@ -14,7 +14,7 @@ DOMAIN = "calendar.officeworld"
 
 def ics(ctx: Ctx, event: Event, people: list[Attendee], method: str, start: datetime | None = None) -> str:
     """The iCalendar text of ``event`` (or of its occurrence at ``start``) for ``method``."""
-    import icalendar   # here, not at import: ~0.1 s of every server start, for invitations only
+    import icalendar  # here, not at import: ~0.1 s of every server start, for invitations only
 
     cal = icalendar.Calendar()
     cal.add("prodid", "-//officeworld//calendar//EN")

@@ -25,7 +25,6 @@ from starlette.exceptions import HTTPException
 
 from apps.kit import OpError
 from apps.kit.cli import catalogue
-from apps.kit.episode import Episode
 from apps.kit.invoker import invoke_async
 from apps.kit.operation import invalid_from
 from apps.kit.rest import document_inputs, error_response, operation_router
@@ -92,12 +91,14 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
         if not tools:   # made on first use: every operation's input schema
             tools.update(catalogue(store.apps))
         return tools
-    mount_gui(api, store, operations)
     document_inputs(api, operations)
-    # One route per operation, for OpenAPI and for what fast.py leaves to FastAPI (a wrong method): added
-    # when first needed (Gateway.__call__, api.openapi), not at start (FastAPI analyses each route's
-    # dependencies and response model: a tenth of a start).
-    routes = _LazyRoutes(api, lambda: operation_router(operations, get_episode), "/episodes/{episode_id}/api")
+    # Added when first needed (Gateway.__call__, api.openapi), not at start: one route per operation, for
+    # OpenAPI and for what fast.py leaves to FastAPI, a wrong method (FastAPI analyses each route's
+    # dependencies and response model: a tenth of a start); the GUI's pages (their imports, jinja2's).
+    deferred = [
+        _Deferred(api, lambda: api.include_router(operation_router(operations, get_episode),
+                                                  prefix="/episodes/{episode_id}/api"), _episode_path("api", 6)),
+        _Deferred(api, lambda: mount_gui(api, store, operations), _episode_path("gui", 4))]
 
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))
     # Starlette types a handler as taking any Exception; it calls each with its own class only.
@@ -105,16 +106,26 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     api.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
     # Operation calls, the control plane's direct call and /health skip FastAPI (simulator.gateway.fast).
     fast = FastRoutes(store, operations, ControlCalls(store, token))
-    gateway = Gateway(api, mcp, store, {op.qualified_name: op for op in operations}, fast, routes=routes)
+    gateway = Gateway(api, mcp, store, {op.qualified_name: op for op in operations}, fast, deferred=deferred)
     return gateway
 
 
-class _LazyRoutes:
-    """A router included into ``api`` the first time ``ensure`` runs (any thread; once): before FastAPI
-    answers a path that may be one of its routes, and before the OpenAPI schema is built."""
+def _episode_path(kind: str, parts: int):
+    """Whether a path is ``/episodes/{id}/<kind>/...`` with at least ``parts`` parts when split on "/"."""
+    def needed_for(path: str) -> bool:
+        if not path.startswith("/episodes/"):
+            return False
+        split = path.split("/", parts)
+        return len(split) >= parts and split[3] == kind
+    return needed_for
 
-    def __init__(self, api: FastAPI, make, prefix: str):
-        self.api, self.make, self.prefix = api, make, prefix
+
+class _Deferred:
+    """Routes ``add`` puts on ``api`` the first time ``ensure`` runs (any thread; once): before FastAPI
+    answers a path they may serve (``needed_for``, or the docs' paths) and before the OpenAPI schema is built."""
+
+    def __init__(self, api: FastAPI, add, needed_for):
+        self.api, self.add, self._needed_for = api, add, needed_for
         self.included = False
         self._lock = threading.Lock()
         build = api.openapi
@@ -130,15 +141,11 @@ class _LazyRoutes:
             return
         with self._lock:
             if not self.included:
-                self.api.include_router(self.make(), prefix=self.prefix)
+                self.add()
                 self.included = True
 
     def needed_for(self, path: str) -> bool:
-        """Whether FastAPI's answer to ``path`` may depend on these routes (an operation's path, the docs)."""
-        if path.startswith("/episodes/"):   # "", "episodes", id, "api", app, operation (and a trailing slash)
-            parts = path.split("/", 6)
-            return len(parts) >= 6 and parts[3] == "api"
-        return path in (self.api.openapi_url, self.api.docs_url, self.api.redoc_url)
+        return self._needed_for(path) or path in (self.api.openapi_url, self.api.docs_url, self.api.redoc_url)
 
 
 def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -167,8 +174,8 @@ class Gateway:
     """
 
     def __init__(self, api: FastAPI, mcp: LazyMCP, store: EpisodeStore, operations: dict | None = None,
-                 fast: FastRoutes | None = None, body_limit: int = BODY_LIMIT, routes: _LazyRoutes | None = None):
-        self.api, self.mcp, self.store, self.fast, self.routes = api, mcp, store, fast, routes
+                 fast: FastRoutes | None = None, body_limit: int = BODY_LIMIT, deferred: list[_Deferred] | None = None):
+        self.api, self.mcp, self.store, self.fast, self.deferred = api, mcp, store, fast, deferred or []
         self._fast_calls = True   # ``calls = None`` turns the gateway's MCP call path off
         self.operations, self.body_limit = operations or {}, body_limit
         self.sessions: dict[str, str] = {}  # MCP session id -> the episode that opened it
@@ -190,8 +197,9 @@ class Gateway:
         receive = replaying(body, receive)
         match = _MCP_PATH.match(scope.get("path", ""))
         if match is None:
-            if self.routes is not None and not self.routes.included and self.routes.needed_for(scope.get("path", "")):
-                self.routes.ensure()
+            for routes in self.deferred:
+                if not routes.included and routes.needed_for(scope.get("path", "")):
+                    routes.ensure()
             return await self.api(scope, receive, send)
         episode_id = match.group(1)
         session = _header(scope, b"mcp-session-id")
