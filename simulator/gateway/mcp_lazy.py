@@ -2,10 +2,13 @@
 
 Importing the MCP SDK (``mcp_types`` defines two protocol revisions' models) and building the server
 (a tool per operation, each with its input and output schema) cost about 40% of ``officeworld up``'s
-start. ``build()`` does both once, from any thread and idempotently; the server's lifespan starts it in a
-background thread (``warm``) as soon as the server is up, so the first agent seldom waits for it, and
-the first MCP request waits for that build (or does it) and then enters the SDK's session manager,
-in a task of the lifespan's task group so that it runs until the server stops, as before.
+start. ``build()`` does both once, from any thread and idempotently: the first MCP request has it done in
+a worker thread (about a second; the server goes on answering meanwhile) and then enters the SDK's
+session manager, in a task of the lifespan's task group so that it runs until the server stops, as
+before. With ``warm`` the lifespan starts the build in a thread at once instead, so that the first agent
+seldom waits; it is off by default because the calls of those first seconds then share the GIL with it
+(REST p50 ~1.3 ms became 3-25 ms and the longest call 0.2-0.7 s on a loaded 2-core machine), which is what a
+benchmark or a load run measures first.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import anyio
 
 from apps.kit.settings import settings
 
-_WARM_SWITCH_S = 0.0005
+_BUILD_SWITCH_S = 0.0005
 INSTRUCTIONS = ("You are working inside a company's apps (mail and more) as one of its employees. "
                 "Tools are named <app>_<operation>; ids are scoped to your own account.")
 
@@ -52,10 +55,18 @@ class LazyMCP:
         self.running = False   # the session manager runs (entered by the first MCP request)
 
     def build(self) -> Built:
-        """Import the SDK and build the server, its session manager and the fast call path (once)."""
+        """Import the SDK and build the server, its session manager and the fast call path (once). Done in a
+        worker thread (the first MCP request's, or the warm-up), it takes the GIL for a second or more, and the
+        server's thread waits for it at each turn: a shorter switch interval meanwhile lets it take it back
+        sooner (the REST calls of those seconds), for a little more switching."""
         with self._lock:
             if self.built is None:
-                self.built = self._make()
+                interval = sys.getswitchinterval()
+                sys.setswitchinterval(min(interval, _BUILD_SWITCH_S))
+                try:
+                    self.built = self._make()
+                finally:
+                    sys.setswitchinterval(interval)
             return self.built
 
     def _make(self) -> Built:
@@ -83,8 +94,9 @@ class LazyMCP:
         return Built(server, manager, manager.handle_request, calls)
 
     @contextlib.asynccontextmanager
-    async def lifespan(self, warm: bool = True):
-        """Held by the server's lifespan: the task group the session manager will run in, and the warm-up."""
+    async def lifespan(self, warm: bool = False):
+        """Held by the server's lifespan: the task group the session manager will run in; with ``warm``, the
+        build started at once in a thread (off by default: see ``build_app``)."""
         self._stop, self._starting = anyio.Event(), anyio.Lock()
         async with anyio.create_task_group() as group:
             self._group = group
@@ -97,15 +109,8 @@ class LazyMCP:
                 self._stop.set()   # the session manager's task leaves its run(); the group then exits
 
     def _warm(self) -> None:
-        # While it runs, the server's thread waits for the GIL at each turn: a shorter switch interval
-        # lets it take it back sooner (REST calls in those seconds), for a little more switching.
-        interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(interval, _WARM_SWITCH_S))
-        try:
-            with contextlib.suppress(Exception):   # a failure here is raised again by the first MCP request's build
-                self.build()
-        finally:
-            sys.setswitchinterval(interval)
+        with contextlib.suppress(Exception):   # a failure here is raised again by the first MCP request's build
+            self.build()
 
     async def ready(self) -> Built:
         """Built, and its session manager running (for an MCP request, on the server's loop)."""

@@ -52,14 +52,15 @@ def serve(app, host: str, port: int) -> None:
 
 
 def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
-              token: str | None = None, warm_mcp: bool = True) -> "Gateway":
+              token: str | None = None, warm_mcp: bool = False) -> "Gateway":
     """The server; the control API takes ``token`` (default ``OFFICEWORLD_TOKEN``, else one made and printed).
-    Its MCP server is built in a background thread once it runs (``warm_mcp``), else by the first MCP request."""
+    Its MCP server is built by the first MCP request, or with ``warm_mcp`` in a thread as soon as it runs
+    (``simulator/gateway/mcp_lazy.py`` says what each costs)."""
     store = store if store is not None else EpisodeStore()
     operations = all_operations(store.apps)
     browsers = BrowserTools()
 
-    # The MCP SDK and server: built in a thread once the server is up, or by the first MCP request (mcp_lazy.py).
+    # The MCP SDK and server: built by the first MCP request, or with warm_mcp as soon as it runs (mcp_lazy.py).
     mcp = LazyMCP(store, operations, browsers)
 
     @contextlib.asynccontextmanager

@@ -1,6 +1,6 @@
 """What the gateway builds on first use rather than at start (simulator/gateway/mcp_lazy.py, ``_Deferred`` in
 server.py) answers its first request as if it had been built at start: MCP with the official client, a wrong
-method on an operation's path, the OpenAPI document, a GUI page, the /tools catalogue."""
+method on an operation's path, the OpenAPI document, a GUI page, the /tools catalogue; and the opt-in warm-up."""
 
 import asyncio
 import time
@@ -14,7 +14,7 @@ from simulator.service.serve import serve_in_thread
 
 
 def test_the_first_mcp_request_builds_the_server_and_is_answered(store, world_dir):
-    gateway = build_app(store, warm_mcp=False)
+    gateway = build_app(store)
     assert gateway.mcp.built is None   # nothing of the MCP server at start
     with serve_in_thread(gateway) as url:
         episode = new_episode(url, world_dir)
@@ -28,7 +28,7 @@ def test_the_first_mcp_request_builds_the_server_and_is_answered(store, world_di
 
 
 def test_the_warm_up_builds_the_mcp_server_without_a_request(store):
-    gateway = build_app(store)
+    gateway = build_app(store, warm_mcp=True)
     with TestClient(gateway):
         deadline = time.monotonic() + 60
         while gateway.mcp.built is None and time.monotonic() < deadline:
@@ -39,7 +39,7 @@ def test_the_warm_up_builds_the_mcp_server_without_a_request(store):
 
 def test_deferred_routes_answer_their_first_request(store, world_dir):
     for first in ("wrong method", "openapi", "gui", "tools"):
-        gateway = build_app(store, warm_mcp=False)
+        gateway = build_app(store)
         assert not any(d.included for d in gateway.deferred)
         with TestClient(gateway, base_url="http://localhost:8000", headers=CONTROL) as client:
             episode = client.post("/v1/episodes", json={"world": str(world_dir)}).json()["id"]
