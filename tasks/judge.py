@@ -11,14 +11,16 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-
-import httpx
+from typing import TYPE_CHECKING
 
 from apps.kit.settings import settings
 from tasks.checks import CheckResult, Grading
 from tasks.comparators import matches
 from tasks.model import JudgeCheck
 from tasks.refs import resolve
+
+if TYPE_CHECKING:   # httpx is imported when a judge is made: a server's start never needs it
+    import httpx
 
 VERDICTS = {"pass", "fail"}
 SYSTEM = (
@@ -33,6 +35,8 @@ class Judge:
                  timeout: float = 60.0):
         self.base_url, self.model = base_url.rstrip("/"), model
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+        import httpx
+
         self.client = client or httpx.Client(timeout=timeout, headers=headers)
         self._cache: dict[str, CheckResult] = {}
         self._lock = threading.Lock()
@@ -63,6 +67,8 @@ class Judge:
                     {"role": "user", "content": f"Rubric: {rubric}\nReference: {reference}\n<work>\n{work}\n</work>"}]
         body = {"model": self.model, "messages": messages, "temperature": 0,
                 "response_format": {"type": "json_object"}}
+        import httpx
+
         try:
             response = self.client.post(f"{self.base_url}/chat/completions", json=body)
             response.raise_for_status()

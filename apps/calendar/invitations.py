@@ -6,8 +6,6 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-import icalendar
-
 from apps.calendar.models import Attendee, Event
 from apps.kit import Ctx
 
@@ -16,6 +14,8 @@ DOMAIN = "calendar.officeworld"
 
 def ics(ctx: Ctx, event: Event, people: list[Attendee], method: str, start: datetime | None = None) -> str:
     """The iCalendar text of ``event`` (or of its occurrence at ``start``) for ``method``."""
+    import icalendar  # here, not at import: ~0.1 s of every server start, for invitations only
+
     cal = icalendar.Calendar()
     cal.add("prodid", "-//officeworld//calendar//EN")
     cal.add("version", "2.0")

@@ -12,7 +12,7 @@ import inspect
 import json
 import types
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
@@ -56,23 +56,58 @@ class Operation:
     params: list[Param]
     result_type: Any
     text_limit: int = limits.TEXT_LIMIT
-    input_model: type[BaseModel] = field(init=False)
 
     def __post_init__(self) -> None:
-        fields: dict[str, Any] = {
-            p.name: (p.annotation if p.field is not None else limits.bounded(p.annotation, self.text_limit),
-                     p.field or PydanticField(... if p.required else p.default, description=p.description))
-            for p in self.params
-        }
-        model_name = "".join(part.title() for part in self.qualified_name.split("_")) + "Input"
-        self.input_model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+        self._input_model: type[BaseModel] | None = None   # made on first use (``input_model``)
         self._result = TypeAdapter(self.result_type)
-        schema = self._result.json_schema(mode="serialization")   # made once: a schema costs milliseconds
-        # Only where a result may hold a float (or untyped values) is it looked at for NaN/Infinity on the way out.
-        self._nonfinite = nonfinite.finder(schema)   # keeps no part of the schema
-        self.output_schema, self.wrapped = _object_schema(schema)
+        # The result's JSON schema is made on first use, once (it costs milliseconds; at import, for every
+        # operation, it was a quarter of a server's start): by the MCP tool list, or by the first ``dump``.
+        self._result_schema: tuple[dict, bool] | None = None
+        self._nonfinite: Callable[[Any], bool] | None = self._first_nonfinite
         self._input_schemas: dict[str, str] = {}   # ref template -> the input schema's JSON
         self._plain = _plain(self.params)
+
+    @property
+    def input_model(self) -> type[BaseModel]:
+        """The arguments as a pydantic model (extra fields forbidden), made on first use: for 118 operations
+        at import it was a tenth of a server's start, and plain arguments are checked without it."""
+        model = self._input_model
+        if model is None:
+            fields: dict[str, Any] = {
+                p.name: (p.annotation if p.field is not None else limits.bounded(p.annotation, self.text_limit),
+                         p.field or PydanticField(... if p.required else p.default, description=p.description))
+                for p in self.params
+            }
+            name = "".join(part.title() for part in self.qualified_name.split("_")) + "Input"
+            model = create_model(name, __config__=ConfigDict(extra="forbid"), **fields)
+            if self._input_model is None:   # two threads may both make one: the first one kept stays
+                self._input_model = model
+            return self._input_model or model
+        return model
+
+    def _schema(self) -> tuple[dict, bool]:
+        if self._result_schema is None:
+            schema = self._result.json_schema(mode="serialization")
+            # Only where a result may hold a float (or untyped values) is it looked at for NaN/Infinity on the way out.
+            finder = nonfinite.finder(schema)   # keeps no part of the schema
+            self._result_schema = _object_schema(schema)
+            self._nonfinite = finder
+        return self._result_schema
+
+    def _first_nonfinite(self, data: Any) -> bool:
+        """``dump``'s check before the schema is made: makes it, then asks the finder it gave (if any)."""
+        self._schema()
+        return self._nonfinite is not None and self._nonfinite(data)
+
+    @property
+    def output_schema(self) -> dict:
+        """The result's JSON schema as an object (a non-object result wrapped as ``{"result": ...}``)."""
+        return self._schema()[0]
+
+    @property
+    def wrapped(self) -> bool:
+        """Whether the result had to be wrapped as ``{"result": ...}`` to make an object."""
+        return self._schema()[1]
 
     @property
     def qualified_name(self) -> str:

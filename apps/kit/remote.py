@@ -9,15 +9,17 @@ naming the app, the address and the cause, so a dead service is never a silent e
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import httpx
 from pydantic import BaseModel, ValidationError
 
 from apps.kit import service_protocol as protocol
 from apps.kit.errors import LostEpisode, NotFound, OpError, Unavailable, from_dict
 from apps.kit.host import Outcome
 from apps.kit.operation import Operation
+
+if TYPE_CHECKING:   # httpx is imported when a host is made: a server of in-process apps never needs it
+    import httpx
 
 Answer = TypeVar("Answer", bound=BaseModel)
 
@@ -32,6 +34,8 @@ class RemoteHost:
         self.app = app
         self.url = url.rstrip("/")
         headers = {"authorization": f"Bearer {token}"} if token else {}  # the app service's admin token
+        import httpx
+
         self._http = httpx.Client(base_url=self.url, transport=transport, headers=headers,
                                   timeout=httpx.Timeout(timeout, connect=3.0))
 
@@ -85,6 +89,8 @@ class RemoteHost:
                               f"({field}: {first['msg']})") from None
 
     def _send(self, method: str, path: str, **kwargs) -> httpx.Response:
+        import httpx
+
         try:
             response = self._http.request(method, path, **kwargs)
         except httpx.HTTPError as exc:

@@ -66,14 +66,14 @@ def _request_body(op: Operation) -> dict:
 
 
 def document_inputs(api: FastAPI, operations: list[Operation]) -> None:
-    """Add the input models' nested schemas to ``api``'s OpenAPI components."""
-    defs = {}
-    for op in operations:
-        defs.update(op.input_schema(_REF).get("$defs", {}))
+    """Add the input models' nested schemas to ``api``'s OpenAPI components (when it is first built)."""
     build = api.openapi
 
     def openapi() -> dict[str, Any]:
         if api.openapi_schema is None:
+            defs = {}
+            for op in operations:
+                defs.update(op.input_schema(_REF).get("$defs", {}))
             build().setdefault("components", {}).setdefault("schemas", {}).update(defs)
         assert api.openapi_schema is not None  # build() keeps what it made
         return api.openapi_schema

@@ -21,7 +21,6 @@ from apps.kit import Invalid, NotFound
 from apps.kit.episode import Episode
 from apps.kit.errors import OpError
 from apps.kit.invoker import invoke_async
-from apps.kit.mcp import tool as mcp_tool
 from apps.kit.operation import Operation
 from apps.kit.rest import error_body
 from apps.kit.trajectory import Step, Trajectory
@@ -173,8 +172,16 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
     router = APIRouter(prefix="/v1", tags=["control"], dependencies=[Depends(require_bearer(token))] if token else [])
     all_ops = all_operations(store.apps)
     operations = {op.qualified_name: op for op in all_ops}
-    tool_forms = {"openai": [op.openai_tool() for op in all_ops],
-                  "mcp": [mcp_tool(op).model_dump(mode="json", by_alias=True, exclude_none=True) for op in all_ops]}
+    forms: dict[str, list[dict]] = {}
+
+    def tool_forms() -> dict[str, list[dict]]:
+        """The agent's tools in each form, made on first use (the MCP form imports the SDK)."""
+        if not forms:
+            from apps.kit.mcp import tool as mcp_tool
+
+            forms.update(openai=[op.openai_tool() for op in all_ops],
+                         mcp=[mcp_tool(op).model_dump(mode="json", by_alias=True, exclude_none=True) for op in all_ops])
+        return forms
     store.on_delete.append(catalog.forget)
 
     @router.post("/episodes", status_code=201)
@@ -188,7 +195,7 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         if body.browser:
             request.app.state.browsers.enable(episode, str(request.base_url))
         out = info(request, episode, catalog=catalog, store=store)
-        out.tools = tool_forms if (body.tools if body.tools is not None else body.task is not None) else None
+        out.tools = tool_forms() if (body.tools if body.tools is not None else body.task is not None) else None
         return out
 
     def _start_task(body: CreateEpisode) -> Episode:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import threading
 from typing import Any
 
 import anyio
@@ -20,23 +21,18 @@ import uvicorn
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from mcp.server.context import ServerRequestContext
-from mcp.server.transport_security import TransportSecuritySettings
 from starlette.exceptions import HTTPException
 
 from apps.kit import OpError
 from apps.kit.cli import catalogue
-from apps.kit.episode import Episode
 from apps.kit.invoker import invoke_async
-from apps.kit.mcp import build_server
 from apps.kit.operation import invalid_from
 from apps.kit.rest import document_inputs, error_response, operation_router
-from apps.kit.settings import settings
 from simulator.gateway.auth import control_token
 from simulator.gateway.body_limit import BODY_LIMIT, TooLarge, read_body, refuse, replaying
 from simulator.gateway.control import ControlCalls, control_router
 from simulator.gateway.fast import FastRoutes
-from simulator.gateway.mcp_calls import SessionCalls
+from simulator.gateway.mcp_lazy import INSTRUCTIONS, LazyMCP, allowed_hosts  # noqa: F401  (re-exported)
 from simulator.gateway.mcp_text import lone_surrogate_call, tool_error_reply
 from simulator.gui import mount_gui
 from simulator.gui.browser_tools import BrowserTools
@@ -47,13 +43,6 @@ from simulator.tasks.catalog import task_catalog
 from tasks.catalog import Catalog
 
 _MCP_PATH = re.compile(r"^/episodes/([^/]+)/mcp/?$")
-INSTRUCTIONS = ("You are working inside a company's apps (mail and more) as one of its employees. "
-                "Tools are named <app>_<operation>; ids are scoped to your own account.")
-
-
-def allowed_hosts() -> list[str]:
-    extra = settings().hosts
-    return ["127.0.0.1:*", "localhost:*", "[::1]:*", *extra]
 
 
 def serve(app, host: str, port: int) -> None:
@@ -64,32 +53,20 @@ def serve(app, host: str, port: int) -> None:
 
 
 def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
-              token: str | None = None) -> "Gateway":
-    """The server; the control API takes ``token`` (default ``OFFICEWORLD_TOKEN``, else one made and printed)."""
+              token: str | None = None, warm_mcp: bool = False) -> "Gateway":
+    """The server; the control API takes ``token`` (default ``OFFICEWORLD_TOKEN``, else one made and printed).
+    Its MCP server is built by the first MCP request, or with ``warm_mcp`` in a thread as soon as it runs
+    (``simulator/gateway/mcp_lazy.py`` says what each costs)."""
     store = store if store is not None else EpisodeStore()
     operations = all_operations(store.apps)
     browsers = BrowserTools()
 
-    def episode_of(ctx: ServerRequestContext[Any, Any]) -> Episode:
-        assert ctx.request is not None  # the HTTP transport attaches each call's request
-        return store.get(ctx.request.scope["episode"])
-
-    mcp = build_server(operations, episode_of,
-                       instructions=INSTRUCTIONS, extra=browsers)
-    hosts = allowed_hosts()
-    security = TransportSecuritySettings(
-        allowed_hosts=hosts, allowed_origins=[f"http://{h}" for h in hosts])
-    # JSON responses, not an SSE stream: a tool call is one request and one answer (the SDK's client takes both).
-    mcp.streamable_http_app(transport_security=security, json_response=True)
-    # The gateway hands each MCP request to the session manager itself: the Starlette app around it only
-    # routes its one path (the gateway already matched it) through two more middleware layers.
-    mcp_app = mcp.session_manager.handle_request
-    # An operation's tools/call in a ready session is answered by the SDK's kernel without its message loop.
-    calls = SessionCalls(mcp, mcp.session_manager, security, {op.qualified_name for op in operations})
+    # The MCP SDK and server: built by the first MCP request, or with warm_mcp as soon as it runs (mcp_lazy.py).
+    mcp = LazyMCP(store, operations, browsers)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
-        async with mcp.session_manager.run():
+        async with mcp.lifespan(warm=warm_mcp):
             gateway.loop = asyncio.get_running_loop()
             with memory.serving(gateway.loop):   # a release retires the loop's idle worker threads
                 yield
@@ -110,14 +87,21 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     api.state.catalog = catalog
     token = control_token(token)
     api.include_router(control_router(store, catalog, token))
-    api.include_router(operation_router(operations, get_episode), prefix="/episodes/{episode_id}/api")
-    tools = catalogue(store.apps)
+    tools: dict = {}
 
     @api.get("/episodes/{episode_id}/api/tools", tags=["agent"], summary="The episode's operations, for ow")
     def episode_tools(episode=Depends(get_episode)) -> dict:
+        if not tools:   # made on first use: every operation's input schema
+            tools.update(catalogue(store.apps))
         return tools
-    mount_gui(api, store, operations)
     document_inputs(api, operations)
+    # Added when first needed (Gateway.__call__, api.openapi), not at start: one route per operation, for
+    # OpenAPI and for what fast.py leaves to FastAPI, a wrong method (FastAPI analyses each route's
+    # dependencies and response model: a tenth of a start); the GUI's pages (their imports, jinja2's).
+    deferred = [
+        _Deferred(api, lambda: api.include_router(operation_router(operations, get_episode),
+                                                  prefix="/episodes/{episode_id}/api"), _episode_path("api", 6)),
+        _Deferred(api, lambda: mount_gui(api, store, operations), _episode_path("gui", 4))]
 
     api.add_exception_handler(OpError, lambda request, exc: error_response(exc))
     # Starlette types a handler as taking any Exception; it calls each with its own class only.
@@ -125,9 +109,46 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     api.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
     # Operation calls, the control plane's direct call and /health skip FastAPI (simulator.gateway.fast).
     fast = FastRoutes(store, operations, ControlCalls(store, token))
-    gateway = Gateway(api, mcp_app, store, mcp.session_manager, {op.qualified_name: op for op in operations}, fast,
-                      calls=calls)
+    gateway = Gateway(api, mcp, store, {op.qualified_name: op for op in operations}, fast, deferred=deferred)
     return gateway
+
+
+def _episode_path(kind: str, parts: int):
+    """Whether a path is ``/episodes/{id}/<kind>/...`` with at least ``parts`` parts when split on "/"."""
+    def needed_for(path: str) -> bool:
+        if not path.startswith("/episodes/"):
+            return False
+        split = path.split("/", parts)
+        return len(split) >= parts and split[3] == kind
+    return needed_for
+
+
+class _Deferred:
+    """Routes ``add`` puts on ``api`` the first time ``ensure`` runs (any thread; once): before FastAPI
+    answers a path they may serve (``needed_for``, or the docs' paths) and before the OpenAPI schema is built."""
+
+    def __init__(self, api: FastAPI, add, needed_for):
+        self.api, self.add, self._needed_for = api, add, needed_for
+        self.included = False
+        self._lock = threading.Lock()
+        build = api.openapi
+
+        def openapi() -> dict[str, Any]:
+            self.ensure()
+            return build()
+
+        api.openapi = openapi  # type: ignore[method-assign]
+
+    def ensure(self) -> None:
+        if self.included:
+            return
+        with self._lock:
+            if not self.included:
+                self.add()
+                self.included = True
+
+    def needed_for(self, path: str) -> bool:
+        return self._needed_for(path) or path in (self.api.openapi_url, self.api.docs_url, self.api.redoc_url)
 
 
 def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -155,10 +176,10 @@ class Gateway:
     is answered here as a tool error naming the argument (``simulator.gateway.mcp_text``).
     """
 
-    def __init__(self, api: FastAPI, mcp_app, store: EpisodeStore, manager=None, operations: dict | None = None,
-                 fast: FastRoutes | None = None, body_limit: int = BODY_LIMIT, calls: SessionCalls | None = None):
-        self.api, self.mcp_app, self.store, self.manager, self.fast = api, mcp_app, store, manager, fast
-        self.calls = calls
+    def __init__(self, api: FastAPI, mcp: LazyMCP, store: EpisodeStore, operations: dict | None = None,
+                 fast: FastRoutes | None = None, body_limit: int = BODY_LIMIT, deferred: list[_Deferred] | None = None):
+        self.api, self.mcp, self.store, self.fast, self.deferred = api, mcp, store, fast, deferred or []
+        self._fast_calls = True   # ``calls = None`` turns the gateway's MCP call path off
         self.operations, self.body_limit = operations or {}, body_limit
         self.sessions: dict[str, str] = {}  # MCP session id -> the episode that opened it
         self.loop: asyncio.AbstractEventLoop | None = None  # set while the server runs
@@ -179,6 +200,9 @@ class Gateway:
         receive = replaying(body, receive)
         match = _MCP_PATH.match(scope.get("path", ""))
         if match is None:
+            for routes in self.deferred:
+                if not routes.included and routes.needed_for(scope.get("path", "")):
+                    routes.ensure()
             return await self.api(scope, receive, send)
         episode_id = match.group(1)
         session = _header(scope, b"mcp-session-id")
@@ -195,11 +219,36 @@ class Gateway:
             found = lone_surrogate_call(body)
             if found is not None:
                 return await self._surrogate_reply(send, episode_id, session, *found)
+        built = await self.mcp.ready()
+        calls = self._built_calls()
         scope = dict(scope, path="/mcp", raw_path=b"/mcp", episode=episode_id)
-        if session is not None and self.calls is not None and scope["method"] == "POST" \
-                and session in self.sessions and await self.calls.answer(scope, body, send, session):
+        if session is not None and calls is not None and scope["method"] == "POST" \
+                and session in self.sessions and await calls.answer(scope, body, send, session):
             return None
-        await self.mcp_app(scope, receive, self._binding(send, episode_id, session, scope["method"]))
+        await built.handle_request(scope, receive, self._binding(send, episode_id, session, scope["method"]))
+
+    @property
+    def manager(self):
+        """The SDK's session manager (the MCP server is built now if it was not yet)."""
+        return self.mcp.build().manager
+
+    @property
+    def calls(self):
+        """The gateway's own path for sessions' tool calls (``mcp_calls.SessionCalls``; built now if it was
+        not yet), or None when turned off."""
+        return self.mcp.build().calls if self._fast_calls else None
+
+    @calls.setter
+    def calls(self, value) -> None:
+        """``None`` turns that path off: every call through the SDK's session (as a test compares)."""
+        if value is not None:
+            raise ValueError("the session calls are built with the MCP server; only None (off) can be set")
+        self._fast_calls = False
+
+    def _built_calls(self):
+        """The session calls if the MCP server is built and they are on (never builds it)."""
+        built = self.mcp.built
+        return built.calls if built is not None and self._fast_calls else None
 
     async def _surrogate_reply(self, send, episode_id: str, session: str, request: dict, where: str) -> None:
         op = self.operations.get(request["params"]["name"])
@@ -225,13 +274,15 @@ class Gateway:
                     self.sessions[opened] = episode_id
                 elif session is not None and (message["status"] == 404 or (method == "DELETE" and message["status"] < 300)):
                     self.sessions.pop(session, None)   # ended here, or the SDK no longer knows it
-                    if self.calls is not None:
-                        self.calls.forget(session)
+                    calls = self._built_calls()
+                    if calls is not None:
+                        calls.forget(session)
             await send(message)
         return bound_send
 
     def _live_sessions(self) -> dict | None:
-        return getattr(self.manager, "_server_instances", None)  # the SDK's own map (no public accessor)
+        built = self.mcp.built   # the SDK's own map (no public accessor); none before the server is built
+        return None if built is None else getattr(built.manager, "_server_instances", None)
 
     def _forget_ended(self) -> None:
         """Drop sessions the SDK has ended on its own (idle timeout, crash) from the map."""
@@ -239,16 +290,18 @@ class Gateway:
         if live is not None and len(self.sessions) >= len(live):
             for session in [s for s in self.sessions if s not in live]:
                 self.sessions.pop(session, None)
-            if self.calls is not None:
-                self.calls.prune(live)
+            calls = self._built_calls()
+            if calls is not None:
+                calls.prune(live)
 
     def _episode_deleted(self, episode_id: str) -> None:
         """Told by the store (from any thread): forget the episode's sessions and end them in the SDK."""
         ended = [s for s, e in list(self.sessions.items()) if e == episode_id]
+        calls = self._built_calls()
         for session in ended:
             self.sessions.pop(session, None)
-            if self.calls is not None:
-                self.calls.forget(session)
+            if calls is not None:
+                calls.forget(session)
         loop = self.loop
         if ended and loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self._end_sessions, ended)

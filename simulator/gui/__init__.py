@@ -14,18 +14,19 @@ from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI, Request
 
-from simulator.gui import crm, docs, mail, task
-from simulator.gui.page import Gui, GuiRoute
-
-PAGES = {"mail": mail.router, "crm": crm.router, "docs": docs.router, "task": task.router}
 BLURBS = {"mail": "Inbox, labels, search, compose", "crm": "Accounts, leads, opportunities, cases",
           "docs": "My Drive, shared files, documents and sheets",
           "task": "Give your final answer when you are done"}
 
 
 def mount_gui(api: FastAPI, store, operations) -> None:
-    """Serve the GUI of every app of ``store`` that has pages, on ``api``."""
-    api.state.gui = Gui(store, operations, with_pages=PAGES)
+    """Serve the GUI of every app of ``store`` that has pages, on ``api``. The pages (and jinja2) are imported
+    here, not with this package: the gateway mounts them when a GUI path is first asked for."""
+    from simulator.gui import crm, docs, mail, task
+    from simulator.gui.page import Gui, GuiRoute
+
+    pages = {"mail": mail.router, "crm": crm.router, "docs": docs.router, "task": task.router}
+    api.state.gui = Gui(store, operations, with_pages=pages)
     home = APIRouter(route_class=GuiRoute)
 
     @home.get("/", include_in_schema=False)
@@ -34,10 +35,10 @@ def mount_gui(api: FastAPI, store, operations) -> None:
         person = episode.world.info.people_by_email().get(episode.actor)
         return api.state.gui.render(request, "home.html", company=episode.world.info.company,
                                     person=person.name if person else episode.actor, blurbs=BLURBS,
-                                    apps=[store.apps[name] for name in episode.apps if name in PAGES])
+                                    apps=[store.apps[name] for name in episode.apps if name in pages])
 
     prefix = "/episodes/{episode_id}/gui"
     api.include_router(home, prefix=prefix, tags=["gui"])
-    for name, router in PAGES.items():
+    for name, router in pages.items():
         if name in store.apps:
             api.include_router(router, prefix=f"{prefix}/{name}", tags=["gui"])

@@ -9,9 +9,9 @@ from __future__ import annotations
 import base64
 import json
 import threading
+from typing import TYPE_CHECKING
 
 import anyio
-from mcp import types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from apps.kit import NotFound
@@ -19,6 +19,9 @@ from apps.kit.errors import Unavailable
 from apps.kit.operation import invalid_from
 from apps.kit.settings import settings
 from simulator.gui.browser import Browser
+
+if TYPE_CHECKING:
+    from mcp import types
 
 Ref = Field(description="An element's ref from the last snapshot, e.g. 'f1e12'")
 
@@ -91,10 +94,7 @@ class BrowserTools:
         self.browser = browser or Browser()
         self.enabled: dict[str, str] = {}
         self._lock = threading.Lock()
-        self._tools = [types.Tool(name=name, description=doc + ("" if name == "browser_screenshot" else NOTE),
-                                  input_schema=model.model_json_schema(),
-                                  annotations=types.ToolAnnotations(open_world_hint=False))
-                       for name, (model, doc) in TOOLS.items()]
+        self._tools: list[types.Tool] | None = None   # made with the MCP server (the SDK is imported only then)
 
     def enable(self, episode, server_url: str) -> None:
         """Offer the browser to ``episode``; its pages are fetched from ``server_url`` (this server)."""
@@ -110,7 +110,16 @@ class BrowserTools:
         self.browser.close()
 
     def tools(self, episode) -> list[types.Tool]:
-        return self._tools if episode.id in self.enabled else []
+        if episode.id not in self.enabled:
+            return []
+        if self._tools is None:
+            from mcp import types
+
+            self._tools = [types.Tool(name=name, description=doc + ("" if name == "browser_screenshot" else NOTE),
+                                      input_schema=model.model_json_schema(),
+                                      annotations=types.ToolAnnotations(open_world_hint=False))
+                           for name, (model, doc) in TOOLS.items()]
+        return self._tools
 
     def input_schema(self, name: str) -> dict | None:
         return TOOLS[name][0].model_json_schema() if name in TOOLS else None
@@ -128,6 +137,8 @@ class BrowserTools:
             raise Unavailable(f"browser: {exc}") from None
 
     async def _act(self, session, name: str, args: dict) -> types.CallToolResult:
+        from mcp import types
+
         if name == "browser_screenshot":
             png = await anyio.to_thread.run_sync(lambda: session.screenshot(**args))
             return types.CallToolResult(content=[types.ImageContent(type="image", data=base64.b64encode(png).decode(),
