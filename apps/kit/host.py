@@ -131,12 +131,17 @@ class LocalHost:
         if db is not None and not db.pristine and self._leave(db, episode_id):
             db.close()
 
-    def call(self, episode_id: str, op: Operation, kwargs: dict[str, Any], actor: str, now: datetime) -> Outcome:
+    def call(self, episode_id: str, op: Operation, kwargs: dict[str, Any], actor: str, now: datetime, *,
+             finite: bool = True) -> Outcome:
+        """``AppHost.call``; the result holds no NaN or Infinity (``Operation.dump``) unless ``finite`` is false:
+        the invoker's own call, whose step's encoding writes them ``null`` (``trajectory.kept``) as ``dump``
+        would, without looking at every value of the result first."""
         db = self.database(episode_id) if op.mutates else self.shared(episode_id)
         before = db.changes()
         ctx = Ctx(db, actor, now, self._infos[episode_id], episode_id)
         try:
-            data = op.dump(op.fn(ctx, **kwargs))
+            result = op.fn(ctx, **kwargs)
+            data = op.dump(result) if finite else op.dumped(result)
         except OpError as exc:
             ctx.finish(commit=False)
             return Outcome(error=exc.to_dict())

@@ -100,6 +100,12 @@ class Operation:
 
     def validate(self, arguments: dict[str, Any] | None) -> dict[str, Any]:
         """Check arguments against the signature and ``limits``; ``Invalid`` names the first bad field."""
+        return self.accept(arguments)[0]
+
+    def accept(self, arguments: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """``validate``'s arguments, and, when they were all plain (``_take``), a copy of them as a step
+        records them: what ``limits.recordable`` gives for arguments ``limits.check`` let through (the same
+        text and numbers, lists copied), without walking them again; else ``None``, for ``recordable`` to make."""
         if arguments is not None and not isinstance(arguments, dict):
             raise Invalid("arguments: must be a JSON object", field="arguments")
         arguments = arguments or {}
@@ -107,19 +113,24 @@ class Operation:
         if self._plain is not None:
             taken = _take(self._plain, arguments)
             if taken is not None:
-                return taken
+                return taken, {k: list(v) if type(v) is list else v for k, v in arguments.items()}
         try:
             model = self.input_model.model_validate(arguments or {})
         except ValidationError as exc:
             raise invalid_from(exc.errors()) from None
-        return model.__dict__   # exactly the parameters (extra="forbid"), in order; the model itself is dropped
+        return model.__dict__, None   # exactly the parameters (extra="forbid"), in order; the model itself is dropped
 
     def dump(self, result: Any) -> Any:
-        """The result in its JSON form; a ``Wire`` result already is (``apps.kit.wire``)."""
-        data = result.data if type(result) is Wire else self._result.dump_python(result, mode="json")
+        """The result in its JSON form, NaN and Infinity as ``None`` (JSON has neither): what leaves as JSON."""
+        data = self.dumped(result)
         if self._nonfinite is not None and self._nonfinite(data):
             return limits.finite(data)   # only a result that holds one (or cannot be encoded) is walked and rebuilt
         return data
+
+    def dumped(self, result: Any) -> Any:
+        """The result in its JSON form, not looked at for NaN: for a step, whose ``encode`` writes it ``null``
+        as ``dump`` would (``trajectory.kept``); a ``Wire`` result already is in that form (``apps.kit.wire``)."""
+        return result.data if type(result) is Wire else self._result.dump_python(result, mode="json")
 
     def openai_tool(self) -> dict:
         """The tool in the OpenAI function-calling format."""
@@ -155,18 +166,29 @@ def _object_schema(schema: dict) -> tuple[dict, bool]:
 _REQUIRED = object()
 
 
-def _plain(params: list[Param]) -> tuple[tuple[str, tuple[type, ...], Any], ...] | None:
-    """For an operation whose arguments are all plain (``int``, ``str``, ``bool``, ``float``, perhaps
-    ``None``; no constraints; an unchanging default): each one's name, the types it takes unchanged and its
-    default. ``None`` when one is not plain: its arguments always go through pydantic."""
+def _plain(params: list[Param]) -> tuple[tuple[str, tuple[type, ...], tuple[type, ...], Any], ...] | None:
+    """For an operation whose arguments are all plain (``int``, ``str``, ``bool``, ``float``, a ``list`` of
+    one of them, perhaps ``None``; no constraints; an unchanging default): each one's name, the types it takes
+    unchanged, the types a list of it holds (empty when it takes no list) and its default. ``None`` when one
+    is not plain: its arguments always go through pydantic."""
     found = []
     for p in params:
         kinds = typing.get_args(p.annotation) if _is_union(p.annotation) else (p.annotation,)
-        if p.field is not None or not all(k in _PLAIN or k is type(None) for k in kinds):
+        scalars, items = [], []
+        for kind in kinds:
+            if typing.get_origin(kind) is list and len(typing.get_args(kind)) == 1 and not items:
+                items = [typing.get_args(kind)[0]]
+                if items[0] not in _PLAIN:
+                    return None
+            elif kind in _PLAIN or kind is type(None):
+                scalars.append(kind)
+            else:
+                return None
+        if p.field is not None:
             return None
         if not p.required and type(p.default) not in (*_PLAIN, type(None)):
             return None
-        found.append((p.name, tuple(kinds), _REQUIRED if p.required else p.default))
+        found.append((p.name, tuple(scalars), tuple(items), _REQUIRED if p.required else p.default))
     return tuple(found)
 
 
@@ -174,15 +196,19 @@ def _is_union(annotation: Any) -> bool:
     return typing.get_origin(annotation) in (typing.Union, types.UnionType)
 
 
-def _take(plain: tuple[tuple[str, tuple[type, ...], Any], ...], arguments: dict[str, Any]) -> dict[str, Any] | None:
-    """The validated arguments, when every one given has exactly a type its parameter takes unchanged (pydantic
-    would give the same values back, ``limits.check`` having bounded them); else ``None``, for pydantic to say."""
+def _take(plain: tuple[tuple[str, tuple[type, ...], tuple[type, ...], Any], ...],
+          arguments: dict[str, Any]) -> dict[str, Any] | None:
+    """The validated arguments, when every one given has exactly a type its parameter takes unchanged, or is a
+    ``list`` of exactly such items (pydantic would give the same values back, a list as a new one, ``limits.check``
+    having bounded them); else ``None``, for pydantic to say."""
     kwargs, given = {}, 0
-    for name, kinds, default in plain:
+    for name, kinds, items, default in plain:
         if name in arguments:
             value = arguments[name]
             if type(value) not in kinds:
-                return None
+                if not items or type(value) is not list or not all(type(item) in items for item in value):
+                    return None
+                value = list(value)
             kwargs[name], given = value, given + 1
         elif default is _REQUIRED:
             return None

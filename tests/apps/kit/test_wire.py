@@ -3,12 +3,14 @@ what the general path gives."""
 
 import itertools
 import json
+import typing
 from datetime import date, datetime, timezone
 
 import pytest
 from pydantic import BaseModel, TypeAdapter
 
 from apps.kit import Ctx, Invalid, OperationSet, wire
+from apps.kit.limits import recordable
 from apps.kit.wire import Wire
 from simulator.store.registry import APPS
 
@@ -74,10 +76,15 @@ def test_shapes_convert_rows_to_the_dumped_form_and_refuse_what_a_row_cannot_hol
 
 def _argument_sets(op):
     """Arguments to try on ``op``: each parameter missing, given a value of its type, of another type, or None."""
-    samples = {int: [3, -1, 2**62, True, "4", 2.0], str: ["text", "", "ünï", 5, None], bool: [True, False, 1, "yes"],
-               float: [1.5, 2, "x"]}
+    samples: dict = {int: [3, -1, 2**62, True, "4", 2.0], str: ["text", "", "ünï", 5, None],
+                     bool: [True, False, 1, "yes"], float: [1.5, 2, "x"]}
+    for item in (int, str, bool, float):   # lists: empty, of the item's type, mixed, a tuple, bare, one other
+        good = [v for v in samples[item] if type(v) is item]
+        samples[list[item]] = [[], good, [*good, *samples[item]], tuple(good), good[0], [[good[0]]],
+                               *([v] for v in samples[item] if type(v) is not item)]
     for p in op.params:
         kinds = [k for k in getattr(p.annotation, "__args__", (p.annotation,)) if k is not type(None)]
+        kinds = [p.annotation] if typing.get_origin(p.annotation) is list else kinds
         for value in [v for k in kinds for v in samples.get(k, [])] + [None]:
             yield {q.name: value if q is p else next(iter(samples.get(q.annotation, [1])))
                    for q in op.params if q.required or q is p}
@@ -87,14 +94,18 @@ def _argument_sets(op):
 
 def _outcome(op, arguments):
     try:
-        taken = op.validate(arguments)
+        taken, recorded = op.accept(arguments)
+        # What a step records of plain arguments is what ``recordable`` makes of them: equal, and copied.
+        assert recorded is None or (recorded == recordable(arguments, op.text_limit) and recorded is not arguments
+                                    and all(v is not arguments[k] for k, v in recorded.items() if type(v) is list))
+        assert all(v is not arguments[k] for k, v in taken.items() if type(v) is list)   # a list is a new one
         return json.dumps({name: repr(value) for name, value in taken.items()})   # values, types and order
     except Invalid as exc:
         return json.dumps(exc.to_dict())
 
 
 def test_plain_arguments_validate_as_pydantic_does_for_every_operation_of_every_app(monkeypatch):
-    checked, quick = 0, 0
+    checked, quick, listed = 0, 0, 0
     for app in APPS.values():
         for op in app.operations:
             if op._plain is None:
@@ -106,4 +117,5 @@ def test_plain_arguments_validate_as_pydantic_does_for_every_operation_of_every_
                     assert got == _outcome(op, arguments), (op.qualified_name, arguments)
                 checked += 1
                 quick += "type" not in json.loads(got)
-    assert checked > 200 and quick > 50
+                listed += "type" not in json.loads(got) and any(type(v) is list for v in arguments.values())
+    assert checked > 200 and quick > 50 and listed > 20
