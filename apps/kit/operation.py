@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -106,14 +107,15 @@ class Operation:
         """``validate``'s arguments, and, when they were all plain (``_take``), a copy of them as a step
         records them: what ``limits.recordable`` gives for arguments ``limits.check`` let through (the same
         text and numbers, lists copied), without walking them again; else ``None``, for ``recordable`` to make."""
+        if self._plain is not None and type(arguments) is dict:
+            taken = _take(self._plain, arguments, self.text_limit)
+            if taken is not None:
+                return taken, {k: list(v) if type(v) is list else v for k, v in arguments.items()}
+        # Anything else, refusals included, the general way: ``limits.check``, then pydantic.
         if arguments is not None and not isinstance(arguments, dict):
             raise Invalid("arguments: must be a JSON object", field="arguments")
         arguments = arguments or {}
         limits.check(arguments, self.text_limit)
-        if self._plain is not None:
-            taken = _take(self._plain, arguments)
-            if taken is not None:
-                return taken, {k: list(v) if type(v) is list else v for k, v in arguments.items()}
         try:
             model = self.input_model.model_validate(arguments or {})
         except ValidationError as exc:
@@ -196,25 +198,43 @@ def _is_union(annotation: Any) -> bool:
     return typing.get_origin(annotation) in (typing.Union, types.UnionType)
 
 
-def _take(plain: tuple[tuple[str, tuple[type, ...], tuple[type, ...], Any], ...],
-          arguments: dict[str, Any]) -> dict[str, Any] | None:
+def _take(plain: tuple[tuple[str, tuple[type, ...], tuple[type, ...], Any], ...], arguments: dict[str, Any],
+          text_limit: int) -> dict[str, Any] | None:
     """The validated arguments, when every one given has exactly a type its parameter takes unchanged, or is a
-    ``list`` of exactly such items (pydantic would give the same values back, a list as a new one, ``limits.check``
-    having bounded them); else ``None``, for pydantic to say."""
+    ``list`` of exactly such items, and is within ``limits`` (``_fits``): pydantic would give the same values
+    back, a list as a new one, and ``limits.check`` would pass them. Else ``None``, for those two to say."""
     kwargs, given = {}, 0
     for name, kinds, items, default in plain:
         if name in arguments:
             value = arguments[name]
-            if type(value) not in kinds:
-                if not items or type(value) is not list or not all(type(item) in items for item in value):
+            kind = type(value)
+            if kind in kinds:
+                if not _fits(value, kind, text_limit):
+                    return None
+            elif items and kind is list:
+                if not all(type(item) in items and _fits(item, type(item), text_limit) for item in value):
                     return None
                 value = list(value)
+            else:
+                return None
             kwargs[name], given = value, given + 1
         elif default is _REQUIRED:
             return None
         else:
             kwargs[name] = default
     return kwargs if given == len(arguments) else None
+
+
+def _fits(value: Any, kind: type, text_limit: int) -> bool:
+    """A plain value ``limits.check`` lets through (text within the limit, without NUL, valid Unicode; an
+    integer in 64 bits; a finite float)."""
+    if kind is str:
+        return len(value) <= text_limit and "\x00" not in value and (value.isascii() or limits.valid_unicode(value))
+    if kind is int:
+        return limits.INT_MIN <= value <= limits.INT_MAX
+    if kind is float:
+        return math.isfinite(value)
+    return True
 
 
 def invalid_from(errors: Sequence[Mapping[str, Any]], unknown: str = "is not an argument of this operation",

@@ -76,8 +76,10 @@ def test_shapes_convert_rows_to_the_dumped_form_and_refuse_what_a_row_cannot_hol
 
 def _argument_sets(op):
     """Arguments to try on ``op``: each parameter missing, given a value of its type, of another type, or None."""
-    samples: dict = {int: [3, -1, 2**62, True, "4", 2.0], str: ["text", "", "ünï", 5, None],
-                     bool: [True, False, 1, "yes"], float: [1.5, 2, "x"]}
+    # Values past ``limits`` too: the plain path must refuse them as the general one does, naming the field.
+    samples: dict = {int: [3, -1, 2**62, True, "4", 2.0, 2**63, -(2**63) - 1],
+                     str: ["text", "", "ünï", 5, None, "a\x00b", "x\ud800", "y" * (op.text_limit + 1)],
+                     bool: [True, False, 1, "yes"], float: [1.5, 2, "x", float("nan"), float("-inf")]}
     for item in (int, str, bool, float):   # lists: empty, of the item's type, mixed, a tuple, bare, one other
         good = [v for v in samples[item] if type(v) is item]
         samples[list[item]] = [[], good, [*good, *samples[item]], tuple(good), good[0], [[good[0]]],
@@ -104,18 +106,48 @@ def _outcome(op, arguments):
         return json.dumps(exc.to_dict())
 
 
+def _compare(op, patch) -> tuple[int, int, int]:
+    """Each argument set through the plain path and through pydantic's model: (sets, taken, lists among them)."""
+    checked, quick, listed = 0, 0, 0
+    for arguments in itertools.islice(_argument_sets(op), 80):
+        got = _outcome(op, arguments)
+        with patch.context() as inner:
+            inner.setattr(op, "_plain", None)   # the general path: pydantic's model
+            assert got == _outcome(op, arguments), (op.qualified_name, arguments)
+        checked += 1
+        quick += "type" not in json.loads(got)
+        listed += "type" not in json.loads(got) and any(type(v) is list for v in arguments.values())
+    return checked, quick, listed
+
+
 def test_plain_arguments_validate_as_pydantic_does_for_every_operation_of_every_app(monkeypatch):
     checked, quick, listed = 0, 0, 0
     for app in APPS.values():
         for op in app.operations:
-            if op._plain is None:
-                continue
-            for arguments in itertools.islice(_argument_sets(op), 60):
-                got = _outcome(op, arguments)
-                with monkeypatch.context() as patch:
-                    patch.setattr(op, "_plain", None)   # the general path: pydantic's model
-                    assert got == _outcome(op, arguments), (op.qualified_name, arguments)
-                checked += 1
-                quick += "type" not in json.loads(got)
-                listed += "type" not in json.loads(got) and any(type(v) is list for v in arguments.values())
+            if op._plain is not None:
+                found = _compare(op, monkeypatch)
+                checked, quick, listed = checked + found[0], quick + found[1], listed + found[2]
     assert checked > 200 and quick > 50 and listed > 20
+
+
+def test_plain_numbers_and_lists_of_every_kind_validate_as_pydantic_does(monkeypatch):
+    ops = OperationSet("demo")
+
+    @ops.read
+    def plain(ctx: Ctx, x: float, flags: list[bool], xs: list[float] | None = None, tags: list[str] | None = None,
+              n: int | None = 3) -> int:
+        """Plain arguments of every kind.
+
+        Args:
+            x: A number.
+            flags: Flags.
+            xs: Numbers.
+            tags: Texts.
+            n: A count.
+        """
+        return 0
+
+    op = ops["plain"]
+    assert op._plain is not None
+    checked, quick, listed = _compare(op, monkeypatch)
+    assert checked > 40 and quick > 5 and listed > 3
