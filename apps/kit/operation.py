@@ -176,7 +176,8 @@ def _plain(params: list[Param]) -> tuple[tuple[str, tuple[type, ...], tuple[type
     found = []
     for p in params:
         kinds = typing.get_args(p.annotation) if _is_union(p.annotation) else (p.annotation,)
-        scalars, items = [], []
+        scalars: list[type] = []
+        items: list[Any] = []
         for kind in kinds:
             if typing.get_origin(kind) is list and len(typing.get_args(kind)) == 1 and not items:
                 items = [typing.get_args(kind)[0]]

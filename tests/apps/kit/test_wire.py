@@ -74,6 +74,26 @@ def test_shapes_convert_rows_to_the_dumped_form_and_refuse_what_a_row_cannot_hol
             wire.converter(annotation)
 
 
+def test_a_shape_converts_a_row_as_the_pairs_do_whatever_it_holds():
+    class Row(BaseModel):
+        flag: bool | None
+        at: datetime | None
+        name: str
+        day: date | None
+
+    spec = wire.shape(Row)
+    pairs = tuple(spec)   # a plain tuple of the same pairs: the general comprehension
+    rows = [(1, "2026-03-16 13:00:00.000000", "x", "2026-03-16"), (0, None, "y", None),
+            (None, "2026-03-16 13:00:00.250000", "", "2026-03-17"),
+            (1, "2026-03-16T13:00:00+02:00", "z", "2026-03-18", "an extra column", 7)]
+    for values in rows:
+        got = wire.row(spec, values)
+        assert json.dumps(got) == json.dumps(wire.row(pairs, values)) and list(got) == ["flag", "at", "name", "day"]
+    assert wire.row(spec, rows[0]) == Row(flag=True, at=datetime(2026, 3, 16, 13, tzinfo=timezone.utc), name="x",
+                                          day=date(2026, 3, 16)).model_dump(mode="json")
+    assert wire.row(spec, (1, None)) == {"flag": True, "at": None}   # a short row: as zip leaves it
+
+
 def _argument_sets(op):
     """Arguments to try on ``op``: each parameter missing, given a value of its type, of another type, or None."""
     # Values past ``limits`` too: the plain path must refuse them as the general one does, naming the field.
