@@ -137,7 +137,8 @@ class LocalHost:
         the invoker's own call, whose step's encoding writes them ``null`` (``trajectory.kept``) as ``dump``
         would, without looking at every value of the result first."""
         db = self.database(episode_id) if op.mutates else self.shared(episode_id)
-        before = db.changes()
+        conn = db.conn
+        before = conn.total_changes   # ``db.changes()``
         ctx = Ctx(db, actor, now, self._infos[episode_id], episode_id)
         try:
             result = op.fn(ctx, **kwargs)
@@ -153,7 +154,8 @@ class LocalHost:
             return Outcome(error=refused.to_dict())
         # A read is rolled back too: whatever it touched by mistake does not stay.
         ctx.finish(commit=op.mutates)
-        return Outcome(result=data, state_changed=db.changes() != before, requests=ctx.peers.dump())
+        requests = ctx.peers.dump() if ctx.peers.requests else []
+        return Outcome(data, None, conn.total_changes != before, requests)
 
     def digest(self, episode_id: str) -> str:
         return self.shared(episode_id).digest()
