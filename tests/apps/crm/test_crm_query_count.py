@@ -36,3 +36,26 @@ def test_matching_equals_a_count_of_the_matches_for_every_limit_and_offset(store
     finally:
         views._matching = original
     assert counted > 50
+
+
+def test_records_are_what_zipping_names_and_rows_gives_for_any_names():
+    rows = [(1, "a", 2.5, None), [2, "b'\"{}", -1.0, True]]
+    for names in (("id", "name", "amount", "flag"), ("name", "name", "x", "name"), ("a'b", 'c"d', "{e}", "_0")):
+        made = views._records(names)(rows)
+        assert [list(r.items()) for r in made] == [list(dict(zip(names, row)).items()) for row in rows], names
+    assert views._records(("only",))([(7,), (8,)]) == [{"only": 7}, {"only": 8}]
+    assert views._records(())([(), ()]) == [{}, {}]
+
+
+def test_query_results_are_byte_for_byte_those_of_zipping_names_and_rows(store, monkeypatch):
+    episode = store.create("acme")
+    op = store.apps["crm"].operations["query"]
+    queries = [f"SELECT FIELDS(ALL) FROM {obj} ORDER BY id LIMIT 7" for obj in m.OBJECTS]
+    queries += ["SELECT name, amount FROM Opportunity WHERE amount > 50000 ORDER BY amount DESC",
+                "SELECT name, name, is_closed, CreatedDate FROM Opportunity LIMIT 3", "SELECT id FROM Account"]
+    fast = [invoke(episode, op, {"soql": soql}, "python") for soql in queries]
+    monkeypatch.setattr(views, "_records", lambda names: lambda rows: [dict(zip(names, row)) for row in rows])
+    for soql, step in zip(queries, fast):
+        reference = invoke(episode, op, {"soql": soql}, "python")
+        assert step.error is None and step.result["records"], (soql, step.error)
+        assert step.result_json == reference.result_json, soql
