@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import Literal
+from typing import Callable, Literal
 from zoneinfo import ZoneInfo
 
 from apps.crm import fastpath, store
@@ -92,14 +92,15 @@ def query(ctx: Ctx, soql: str) -> Wire[s.QueryResult]:
     today = ctx.now.astimezone(ZoneInfo(ctx.world.timezone)).date()
     q = _compiled(soql, today)
     base = f"from {m.OBJECTS[q.object].__tablename__} t where {q.where}"
-    total = ctx.sql.execute(f"select count(*) {base}", q.params).fetchone()[0]
     # Built in the form a QueryResult dumps to: its records hold SQLite's own values, which dump as they are.
     if q.count_only:
+        total = ctx.sql.execute(f"select count(*) {base}", q.params).fetchone()[0]
         return Wire({"object": q.object, "total_size": total, "matching": total, "records": []})
     order = ", ".join([*q.order, "t.id asc"])
     columns = ", ".join(f.sql for f in q.select)
     rows = ctx.sql.execute(f"select {columns} {base} order by {order} limit ? offset ?",
                               [*q.params, q.limit, q.offset]).fetchall()
+    total = _matching(ctx, base, q, len(rows))
     names = [f.name for f in q.select]
     converted = [(i, f.kind) for i, f in enumerate(q.select) if f.kind in ("bool", "datetime")]   # what _cell changes
     if converted:
@@ -107,8 +108,28 @@ def query(ctx: Ctx, soql: str) -> Wire[s.QueryResult]:
         for row in rows:
             for i, kind in converted:
                 row[i] = _cell(row[i], kind)
-    records = [dict(zip(names, row)) for row in rows]
+    records = _records(tuple(names))(rows)
     return Wire({"object": q.object, "total_size": len(records), "matching": total, "records": records})
+
+
+@lru_cache(maxsize=512)
+def _records(names: tuple[str, ...]) -> Callable[[list], list[dict]]:
+    """What ``[dict(zip(names, row)) for row in rows]`` gives (a later column of a name repeated wins, in the
+    first one's place), as a comprehension of dict displays written for these names: a third of the time.
+    The names are written as string literals (``repr``), the values bound by position."""
+    if not names:
+        return lambda rows: [{} for _ in rows]
+    values = [f"_{i}" for i in range(len(names))]
+    pairs = ", ".join(f"{name!r}: {value}" for name, value in zip(names, values))
+    return eval(f"lambda rows: [{{{pairs}}} for {', '.join(values)}, in rows]", {"__builtins__": {}})   # noqa: S307
+
+
+def _matching(ctx: Ctx, base: str, q, found: int) -> int:
+    """How many records match: known without counting them when the page came back short of its limit
+    with something on it (or from the start), since then it holds the last match."""
+    if 0 <= found < q.limit and (found or q.offset == 0):
+        return q.offset + found
+    return ctx.sql.execute(f"select count(*) {base}", q.params).fetchone()[0]
 
 
 def _owner_filter(ctx: Ctx, owner: str | None) -> str | None:

@@ -131,12 +131,18 @@ class LocalHost:
         if db is not None and not db.pristine and self._leave(db, episode_id):
             db.close()
 
-    def call(self, episode_id: str, op: Operation, kwargs: dict[str, Any], actor: str, now: datetime) -> Outcome:
+    def call(self, episode_id: str, op: Operation, kwargs: dict[str, Any], actor: str, now: datetime, *,
+             finite: bool = True) -> Outcome:
+        """``AppHost.call``; the result holds no NaN or Infinity (``Operation.dump``) unless ``finite`` is false:
+        the invoker's own call, whose step's encoding writes them ``null`` (``trajectory.kept``) as ``dump``
+        would, without looking at every value of the result first."""
         db = self.database(episode_id) if op.mutates else self.shared(episode_id)
-        before = db.changes()
+        conn = db.conn
+        before = conn.total_changes   # ``db.changes()``
         ctx = Ctx(db, actor, now, self._infos[episode_id], episode_id)
         try:
-            data = op.dump(op.fn(ctx, **kwargs))
+            result = op.fn(ctx, **kwargs)
+            data = op.dump(result) if finite else op.dumped(result)
         except OpError as exc:
             ctx.finish(commit=False)
             return Outcome(error=exc.to_dict())
@@ -148,7 +154,8 @@ class LocalHost:
             return Outcome(error=refused.to_dict())
         # A read is rolled back too: whatever it touched by mistake does not stay.
         ctx.finish(commit=op.mutates)
-        return Outcome(result=data, state_changed=db.changes() != before, requests=ctx.peers.dump())
+        requests = ctx.peers.dump() if ctx.peers.requests else []
+        return Outcome(data, None, conn.total_changes != before, requests)
 
     def digest(self, episode_id: str) -> str:
         return self.shared(episode_id).digest()

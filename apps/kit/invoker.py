@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timezone
+from time import perf_counter
 from typing import Any
 
 import anyio
@@ -39,23 +39,25 @@ def invoke(episode: Episode, op: Operation, arguments: dict[str, Any] | None, su
 
 def _run(episode: Episode, op: Operation, arguments, surface: Surface, requested_by: int | None,
          actor: str | None):
-    wall, started = datetime.now(timezone.utc), time.perf_counter()
+    wall, started = datetime.now(timezone.utc), perf_counter()
     now = episode.clock.now()
-    failure = None
+    failure = recorded = None
     try:
-        kwargs = op.validate(arguments)
+        kwargs, recorded = op.accept(arguments)
         outcome = episode.call(op, kwargs, actor or episode.actor, now)
     except OpError as exc:
         outcome = Outcome(error=exc.to_dict())
     except Exception as exc:  # recorded, then re-raised: the step log must show the crash too
         outcome, failure = Outcome(error={"type": "internal", "message": f"{type(exc).__name__}: {exc}"}), exc
+    if recorded is None:   # arguments pydantic took, or refused: made JSON-safe to be recorded
+        recorded = recordable(arguments, op.text_limit) if isinstance(arguments, dict) else {}
+    error = outcome.error
     # Every field is built here from checked values: constructing skips re-validating them.
     step = Step.complete({
         "index": len(episode.trajectory), "surface": surface, "app": op.app, "operation": op.name, "actor": actor,
-        "arguments": recordable(arguments, op.text_limit) if isinstance(arguments, dict) else {},
-        "result": outcome.result, "error": outcome.error, "mutates": op.mutates,
-        "state_changed": outcome.error is None and outcome.state_changed,
-        "virtual_time": now, "wall_time": wall, "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+        "arguments": recorded, "result": outcome.result, "error": error, "mutates": op.mutates,
+        "state_changed": error is None and outcome.state_changed,
+        "virtual_time": now, "wall_time": wall, "duration_ms": round((perf_counter() - started) * 1000, 3),
         "requested_by": requested_by,
     })
     episode.trajectory.append(step)

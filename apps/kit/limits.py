@@ -69,9 +69,9 @@ def _check_text(text: str, where: str, text_limit: int) -> None:
         raise Invalid(f"{where}: text of {len(text)} characters is longer than the limit of {text_limit}", field=where)
     if "\x00" in text:
         raise Invalid(f"{where}: text may not contain a NUL character (\\u0000)", field=where)
-    if not text.isascii() and not _valid_unicode(text):
+    if not text.isascii() and not valid_unicode(text):
         found = _SURROGATE.search(text)
-        assert found is not None  # _valid_unicode refused it, so there is one
+        assert found is not None  # valid_unicode refused it, so there is one
         at = found.start()
         raise Invalid(f"{where}: text is not valid Unicode (lone surrogate at character {at})", field=where)
 
@@ -104,7 +104,7 @@ def recordable(value: Any, text_limit: int = TEXT_LIMIT) -> Any:
     if isinstance(value, str):
         if len(value) > text_limit:
             value = f"{value[:1000]}…[{len(value)} characters, cut]"
-        return value if value.isascii() or _valid_unicode(value) else _SURROGATE.sub("\ufffd", value)
+        return value if value.isascii() or valid_unicode(value) else _SURROGATE.sub("\ufffd", value)
     if isinstance(value, float) and not math.isfinite(value):
         return _number_name(value)
     if isinstance(value, dict):
@@ -114,7 +114,7 @@ def recordable(value: Any, text_limit: int = TEXT_LIMIT) -> Any:
     return value
 
 
-def _valid_unicode(text: str) -> bool:
+def valid_unicode(text: str) -> bool:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

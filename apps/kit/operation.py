@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
 import types
 import typing
 from dataclasses import dataclass
@@ -135,26 +136,38 @@ class Operation:
 
     def validate(self, arguments: dict[str, Any] | None) -> dict[str, Any]:
         """Check arguments against the signature and ``limits``; ``Invalid`` names the first bad field."""
+        return self.accept(arguments)[0]
+
+    def accept(self, arguments: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """``validate``'s arguments, and, when they were all plain (``_take``), a copy of them as a step
+        records them: what ``limits.recordable`` gives for arguments ``limits.check`` let through (the same
+        text and numbers, lists copied), without walking them again; else ``None``, for ``recordable`` to make."""
+        if self._plain is not None and type(arguments) is dict:
+            taken = _take(self._plain, arguments, self.text_limit)
+            if taken is not None:
+                return taken, {k: list(v) if type(v) is list else v for k, v in arguments.items()}
+        # Anything else, refusals included, the general way: ``limits.check``, then pydantic.
         if arguments is not None and not isinstance(arguments, dict):
             raise Invalid("arguments: must be a JSON object", field="arguments")
         arguments = arguments or {}
         limits.check(arguments, self.text_limit)
-        if self._plain is not None:
-            taken = _take(self._plain, arguments)
-            if taken is not None:
-                return taken
         try:
             model = self.input_model.model_validate(arguments or {})
         except ValidationError as exc:
             raise invalid_from(exc.errors()) from None
-        return model.__dict__   # exactly the parameters (extra="forbid"), in order; the model itself is dropped
+        return model.__dict__, None   # exactly the parameters (extra="forbid"), in order; the model itself is dropped
 
     def dump(self, result: Any) -> Any:
-        """The result in its JSON form; a ``Wire`` result already is (``apps.kit.wire``)."""
-        data = result.data if type(result) is Wire else self._result.dump_python(result, mode="json")
+        """The result in its JSON form, NaN and Infinity as ``None`` (JSON has neither): what leaves as JSON."""
+        data = self.dumped(result)
         if self._nonfinite is not None and self._nonfinite(data):
             return limits.finite(data)   # only a result that holds one (or cannot be encoded) is walked and rebuilt
         return data
+
+    def dumped(self, result: Any) -> Any:
+        """The result in its JSON form, not looked at for NaN: for a step, whose ``encode`` writes it ``null``
+        as ``dump`` would (``trajectory.kept``); a ``Wire`` result already is in that form (``apps.kit.wire``)."""
+        return result.data if type(result) is Wire else self._result.dump_python(result, mode="json")
 
     def openai_tool(self) -> dict:
         """The tool in the OpenAI function-calling format."""
@@ -190,18 +203,30 @@ def _object_schema(schema: dict) -> tuple[dict, bool]:
 _REQUIRED = object()
 
 
-def _plain(params: list[Param]) -> tuple[tuple[str, tuple[type, ...], Any], ...] | None:
-    """For an operation whose arguments are all plain (``int``, ``str``, ``bool``, ``float``, perhaps
-    ``None``; no constraints; an unchanging default): each one's name, the types it takes unchanged and its
-    default. ``None`` when one is not plain: its arguments always go through pydantic."""
+def _plain(params: list[Param]) -> tuple[tuple[str, tuple[type, ...], tuple[type, ...], Any], ...] | None:
+    """For an operation whose arguments are all plain (``int``, ``str``, ``bool``, ``float``, a ``list`` of
+    one of them, perhaps ``None``; no constraints; an unchanging default): each one's name, the types it takes
+    unchanged, the types a list of it holds (empty when it takes no list) and its default. ``None`` when one
+    is not plain: its arguments always go through pydantic."""
     found = []
     for p in params:
         kinds = typing.get_args(p.annotation) if _is_union(p.annotation) else (p.annotation,)
-        if p.field is not None or not all(k in _PLAIN or k is type(None) for k in kinds):
+        scalars: list[type] = []
+        items: list[Any] = []
+        for kind in kinds:
+            if typing.get_origin(kind) is list and len(typing.get_args(kind)) == 1 and not items:
+                items = [typing.get_args(kind)[0]]
+                if items[0] not in _PLAIN:
+                    return None
+            elif kind in _PLAIN or kind is type(None):
+                scalars.append(kind)
+            else:
+                return None
+        if p.field is not None:
             return None
         if not p.required and type(p.default) not in (*_PLAIN, type(None)):
             return None
-        found.append((p.name, tuple(kinds), _REQUIRED if p.required else p.default))
+        found.append((p.name, tuple(scalars), tuple(items), _REQUIRED if p.required else p.default))
     return tuple(found)
 
 
@@ -209,14 +234,24 @@ def _is_union(annotation: Any) -> bool:
     return typing.get_origin(annotation) in (typing.Union, types.UnionType)
 
 
-def _take(plain: tuple[tuple[str, tuple[type, ...], Any], ...], arguments: dict[str, Any]) -> dict[str, Any] | None:
-    """The validated arguments, when every one given has exactly a type its parameter takes unchanged (pydantic
-    would give the same values back, ``limits.check`` having bounded them); else ``None``, for pydantic to say."""
+def _take(plain: tuple[tuple[str, tuple[type, ...], tuple[type, ...], Any], ...], arguments: dict[str, Any],
+          text_limit: int) -> dict[str, Any] | None:
+    """The validated arguments, when every one given has exactly a type its parameter takes unchanged, or is a
+    ``list`` of exactly such items, and is within ``limits`` (``_fits``): pydantic would give the same values
+    back, a list as a new one, and ``limits.check`` would pass them. Else ``None``, for those two to say."""
     kwargs, given = {}, 0
-    for name, kinds, default in plain:
+    for name, kinds, items, default in plain:
         if name in arguments:
             value = arguments[name]
-            if type(value) not in kinds:
+            kind = type(value)
+            if kind in kinds:
+                if not _fits(value, kind, text_limit):
+                    return None
+            elif items and kind is list:
+                if not all(type(item) in items and _fits(item, type(item), text_limit) for item in value):
+                    return None
+                value = list(value)
+            else:
                 return None
             kwargs[name], given = value, given + 1
         elif default is _REQUIRED:
@@ -224,6 +259,18 @@ def _take(plain: tuple[tuple[str, tuple[type, ...], Any], ...], arguments: dict[
         else:
             kwargs[name] = default
     return kwargs if given == len(arguments) else None
+
+
+def _fits(value: Any, kind: type, text_limit: int) -> bool:
+    """A plain value ``limits.check`` lets through (text within the limit, without NUL, valid Unicode; an
+    integer in 64 bits; a finite float)."""
+    if kind is str:
+        return len(value) <= text_limit and "\x00" not in value and (value.isascii() or limits.valid_unicode(value))
+    if kind is int:
+        return limits.INT_MIN <= value <= limits.INT_MAX
+    if kind is float:
+        return math.isfinite(value)
+    return True
 
 
 def invalid_from(errors: Sequence[Mapping[str, Any]], unknown: str = "is not an argument of this operation",

@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal, cast
 import pydantic_core
 from pydantic import AfterValidator, BaseModel, PlainSerializer
 
+from apps.kit.limits import finite
 from worlds.model import Strict, unchecked
 
 
@@ -32,14 +33,15 @@ def encode(content: Any) -> bytes:
 
 def kept(result: Any) -> Any:
     """A result as a step keeps it: ``None``, or the bytes of its JSON. A result is JSON data (an
-    operation's dumped result, or what a file or an app service sent), never ``bytes`` itself; one that
-    cannot be encoded (it cannot be answered either) is kept as it is."""
+    operation's dumped result, or what a file or an app service sent), never ``bytes`` itself; its NaN and
+    Infinity are written ``null``, as ``Operation.dump`` makes them (the invoker's results are not looked at
+    for them before). One that cannot be encoded (it cannot be answered either) is kept as it is, NaN as ``None``."""
     if result is None or type(result) is bytes:
         return result
     try:
         return encode(result)
     except (pydantic_core.PydanticSerializationError, ValueError, TypeError):
-        return result
+        return finite(result)
 
 
 def _decoded(stored: Any) -> Any:

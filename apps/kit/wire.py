@@ -73,14 +73,35 @@ def converter(annotation: Any) -> Convert | None:
     raise ValueError(f"no stored form for {annotation!r}")
 
 
-def shape(model: type[BaseModel], names: Sequence[str] | None = None) -> tuple[tuple[str, Convert | None], ...]:
+class Shape(tuple):
+    """``shape``'s (field, converter) pairs, with what ``row`` needs read from them once: the field names, and
+    where a converter applies (most stored values are already in their dumped form)."""
+
+    names: tuple[str, ...]
+    converted: tuple[tuple[str, int, Convert], ...]
+
+    def __new__(cls, pairs):
+        made = super().__new__(cls, pairs)
+        made.names = tuple(name for name, _ in made)
+        made.converted = tuple((name, i, convert) for i, (name, convert) in enumerate(made) if convert is not None)
+        return made
+
+
+def shape(model: type[BaseModel], names: Sequence[str] | None = None) -> Shape:
     """(field, converter) for ``names`` (default: every field of ``model``), in the model's field order."""
     fields = model.model_fields
     wanted = list(fields) if names is None else [n for n in fields if n in set(names)]
-    return tuple((name, converter(fields[name].annotation)) for name in wanted)
+    return Shape((name, converter(fields[name].annotation)) for name in wanted)
 
 
 def row(spec: tuple[tuple[str, Convert | None], ...], values: Sequence[Any]) -> dict[str, Any]:
-    """One row's values (in ``spec``'s order) in their dumped form, keyed by field."""
-    return {name: value if convert is None or value is None else convert(value)
-            for (name, convert), value in zip(spec, values)}
+    """One row's values (in ``spec``'s order; more are left out) in their dumped form, keyed by field."""
+    if type(spec) is not Shape or len(values) < len(spec):
+        return {name: value if convert is None or value is None else convert(value)
+                for (name, convert), value in zip(spec, values)}
+    found = dict(zip(spec.names, values))   # the values, as most are already in their dumped form
+    for name, i, convert in spec.converted:
+        value = values[i]
+        if value is not None:
+            found[name] = convert(value)
+    return found

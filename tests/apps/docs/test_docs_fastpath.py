@@ -84,3 +84,25 @@ def test_get_file_after_sharing_trashing_and_starring(store, world_dir):
             assert _outcome(fastpath.content, ctx, file_id) == expected
             encodings.add(json.loads(expected).get("encoding"))
     assert {"text", "base64"} <= encodings
+
+
+def test_the_walked_chain_is_the_recursive_statements_even_for_a_loop_or_a_missing_parent(store):
+    episode = store.create("acme")
+    db, info = episode.db("docs"), episode.world.info
+    ctx = Ctx(db, info.people[0].email, episode.clock.now(), info, episode.id)
+    ids = [i for (i,) in db.conn.execute("select id from docs_item order by id")]
+    depths = set()
+    for item_id in ids:
+        walked = fastpath.chain(ctx, item_id, "file_id")
+        assert walked == db.conn.execute(fastpath._CHAIN, (item_id,)).fetchall()
+        depths.add(len(walked))
+    assert {1, 2, 3} <= depths
+    folder, child = db.conn.execute("select parent_id, id from docs_item where parent_id is not null").fetchone()
+    db.conn.execute("update docs_item set parent_id = ? where id = ?", (child, folder))   # a loop of two folders
+    looped = fastpath.chain(ctx, child, "file_id")
+    assert len(looped) == fastpath._DEEPEST + 1 and looped == db.conn.execute(fastpath._CHAIN, (child,)).fetchall()
+    db.conn.execute("update docs_item set parent_id = ? where id = ?", (max(ids) + 7, folder))   # a parent gone
+    assert fastpath.chain(ctx, child, "file_id") == db.conn.execute(fastpath._CHAIN, (child,)).fetchall()
+    with pytest.raises(OpError, match="no file or folder"):
+        fastpath.chain(ctx, max(ids) + 1, "file_id")
+    db.conn.rollback()

@@ -3,12 +3,14 @@ what the general path gives."""
 
 import itertools
 import json
+import typing
 from datetime import date, datetime, timezone
 
 import pytest
 from pydantic import BaseModel, TypeAdapter
 
 from apps.kit import Ctx, Invalid, OperationSet, wire
+from apps.kit.limits import recordable
 from apps.kit.wire import Wire
 from simulator.store.registry import APPS
 
@@ -72,12 +74,39 @@ def test_shapes_convert_rows_to_the_dumped_form_and_refuse_what_a_row_cannot_hol
             wire.converter(annotation)
 
 
+def test_a_shape_converts_a_row_as_the_pairs_do_whatever_it_holds():
+    class Row(BaseModel):
+        flag: bool | None
+        at: datetime | None
+        name: str
+        day: date | None
+
+    spec = wire.shape(Row)
+    pairs = tuple(spec)   # a plain tuple of the same pairs: the general comprehension
+    rows = [(1, "2026-03-16 13:00:00.000000", "x", "2026-03-16"), (0, None, "y", None),
+            (None, "2026-03-16 13:00:00.250000", "", "2026-03-17"),
+            (1, "2026-03-16T13:00:00+02:00", "z", "2026-03-18", "an extra column", 7)]
+    for values in rows:
+        got = wire.row(spec, values)
+        assert json.dumps(got) == json.dumps(wire.row(pairs, values)) and list(got) == ["flag", "at", "name", "day"]
+    assert wire.row(spec, rows[0]) == Row(flag=True, at=datetime(2026, 3, 16, 13, tzinfo=timezone.utc), name="x",
+                                          day=date(2026, 3, 16)).model_dump(mode="json")
+    assert wire.row(spec, (1, None)) == {"flag": True, "at": None}   # a short row: as zip leaves it
+
+
 def _argument_sets(op):
     """Arguments to try on ``op``: each parameter missing, given a value of its type, of another type, or None."""
-    samples = {int: [3, -1, 2**62, True, "4", 2.0], str: ["text", "", "ünï", 5, None], bool: [True, False, 1, "yes"],
-               float: [1.5, 2, "x"]}
+    # Values past ``limits`` too: the plain path must refuse them as the general one does, naming the field.
+    samples: dict = {int: [3, -1, 2**62, True, "4", 2.0, 2**63, -(2**63) - 1],
+                     str: ["text", "", "ünï", 5, None, "a\x00b", "x\ud800", "y" * (op.text_limit + 1)],
+                     bool: [True, False, 1, "yes"], float: [1.5, 2, "x", float("nan"), float("-inf")]}
+    for item in (int, str, bool, float):   # lists: empty, of the item's type, mixed, a tuple, bare, one other
+        good = [v for v in samples[item] if type(v) is item]
+        samples[list[item]] = [[], good, [*good, *samples[item]], tuple(good), good[0], [[good[0]]],
+                               *([v] for v in samples[item] if type(v) is not item)]
     for p in op.params:
         kinds = [k for k in getattr(p.annotation, "__args__", (p.annotation,)) if k is not type(None)]
+        kinds = [p.annotation] if typing.get_origin(p.annotation) is list else kinds
         for value in [v for k in kinds for v in samples.get(k, [])] + [None]:
             yield {q.name: value if q is p else next(iter(samples.get(q.annotation, [1])))
                    for q in op.params if q.required or q is p}
@@ -87,23 +116,58 @@ def _argument_sets(op):
 
 def _outcome(op, arguments):
     try:
-        taken = op.validate(arguments)
+        taken, recorded = op.accept(arguments)
+        # What a step records of plain arguments is what ``recordable`` makes of them: equal, and copied.
+        assert recorded is None or (recorded == recordable(arguments, op.text_limit) and recorded is not arguments
+                                    and all(v is not arguments[k] for k, v in recorded.items() if type(v) is list))
+        assert all(v is not arguments[k] for k, v in taken.items() if type(v) is list)   # a list is a new one
         return json.dumps({name: repr(value) for name, value in taken.items()})   # values, types and order
     except Invalid as exc:
         return json.dumps(exc.to_dict())
 
 
+def _compare(op, patch) -> tuple[int, int, int]:
+    """Each argument set through the plain path and through pydantic's model: (sets, taken, lists among them)."""
+    checked, quick, listed = 0, 0, 0
+    for arguments in itertools.islice(_argument_sets(op), 80):
+        got = _outcome(op, arguments)
+        with patch.context() as inner:
+            inner.setattr(op, "_plain", None)   # the general path: pydantic's model
+            assert got == _outcome(op, arguments), (op.qualified_name, arguments)
+        checked += 1
+        quick += "type" not in json.loads(got)
+        listed += "type" not in json.loads(got) and any(type(v) is list for v in arguments.values())
+    return checked, quick, listed
+
+
 def test_plain_arguments_validate_as_pydantic_does_for_every_operation_of_every_app(monkeypatch):
-    checked, quick = 0, 0
+    checked, quick, listed = 0, 0, 0
     for app in APPS.values():
         for op in app.operations:
-            if op._plain is None:
-                continue
-            for arguments in itertools.islice(_argument_sets(op), 60):
-                got = _outcome(op, arguments)
-                with monkeypatch.context() as patch:
-                    patch.setattr(op, "_plain", None)   # the general path: pydantic's model
-                    assert got == _outcome(op, arguments), (op.qualified_name, arguments)
-                checked += 1
-                quick += "type" not in json.loads(got)
-    assert checked > 200 and quick > 50
+            if op._plain is not None:
+                found = _compare(op, monkeypatch)
+                checked, quick, listed = checked + found[0], quick + found[1], listed + found[2]
+    assert checked > 200 and quick > 50 and listed > 20
+
+
+def test_plain_numbers_and_lists_of_every_kind_validate_as_pydantic_does(monkeypatch):
+    ops = OperationSet("demo")
+
+    @ops.read
+    def plain(ctx: Ctx, x: float, flags: list[bool], xs: list[float] | None = None, tags: list[str] | None = None,
+              n: int | None = 3) -> int:
+        """Plain arguments of every kind.
+
+        Args:
+            x: A number.
+            flags: Flags.
+            xs: Numbers.
+            tags: Texts.
+            n: A count.
+        """
+        return 0
+
+    op = ops["plain"]
+    assert op._plain is not None
+    checked, quick, listed = _compare(op, monkeypatch)
+    assert checked > 40 and quick > 5 and listed > 3
