@@ -3,9 +3,13 @@ with (``test_fastpath.py``, ``test_threadpath.py``): the code as it ran before, 
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from sqlmodel import col, select
 
 from apps.kit import NotFound
+from apps.kit.wire import Wire
 from apps.mail import models as m
 from apps.mail import schemas as s
 from apps.mail import store
@@ -90,3 +94,14 @@ def _summary(session, thread_id: int, include_hidden: bool, with_messages: bool)
         has_attachments=any(msg.has_attachments for msg in messages), latest=latest,
         messages=messages if with_messages else None,
     )
+
+
+def dumped(result: Any) -> Any:
+    """A fast path's result, built in its dumped form (``apps.kit.wire``)."""
+    assert type(result) is Wire
+    return result.data
+
+
+def same(got: Any, expected: Any) -> bool:
+    """Equal, and every object's keys in the same order (the dumped form keeps the model's field order)."""
+    return got == expected and json.dumps(got) == json.dumps(expected)
