@@ -156,11 +156,22 @@ def relabel(ctx: Ctx, entry_ids: list[int], add=(), remove=()) -> list[int]:
         raise Invalid("message_ids: give at least one message id", field="message_ids")
     ids = list(dict.fromkeys(entry_ids))
     conn = ctx.sql
+    if len(ids) == 1:   # the common case: one statement reads the owner and the labels held, and only a change writes
+        found = conn.execute(_HELD, ids).fetchone()
+        if found is None or found[0] != ctx.actor:
+            raise NotFound(f"no message {ids[0]} in your mailbox", field="message_ids")
+        held = set(label_set(found[1])[0])
+        for label in remove:
+            if label in held:
+                conn.execute(_UNLABEL, (ids[0], label))
+                held.discard(label)
+        for label in add:
+            if label not in held:
+                conn.execute(_LABEL, (ids[0], label))
+                held.add(label)
+        return ids
     owners: dict[int, str] = {}
-    if len(ids) == 1:   # the common case, one prepared statement
-        owners.update(conn.execute(_OWNER, ids))
-    else:
-        _owners(conn, ids, owners)
+    _owners(conn, ids, owners)
     for i in ids:
         if owners.get(i) != ctx.actor:
             raise NotFound(f"no message {i} in your mailbox", field="message_ids")
@@ -171,7 +182,8 @@ def relabel(ctx: Ctx, entry_ids: list[int], add=(), remove=()) -> list[int]:
     return ids
 
 
-_OWNER = "select id, owner from mail_entry where id = ?"
+_HELD = ("select owner, (select json_group_array(label) from mail_entry_label where entry_id = e.id)"
+         " from mail_entry e where id = ?")
 _UNLABEL = "delete from mail_entry_label where entry_id = ? and label = ?"
 _LABEL = "insert or ignore into mail_entry_label (entry_id, label) values (?, ?)"
 

@@ -165,3 +165,35 @@ def test_html_bodies_match_the_orm_path(store):
     for query in ("", "in:anywhere", "renewal"):
         for limit, offset in ((100, 0), (7, 5)):
             assert same(dumped(fastpath.search(ctx, query, limit, offset)), _reference(ctx, query, limit, offset))
+
+
+# A single message's labelling writes only what changes: each operation's labels after, as sets.
+SINGLE = [("star", {"STARRED"}, set()), ("star", {"STARRED"}, set()), ("mark_unread", {"UNREAD"}, set()),
+          ("mark_read", set(), {"UNREAD"}), ("mark_read", set(), {"UNREAD"}), ("archive", set(), {"INBOX"}),
+          ("mark_spam", {"SPAM"}, {"INBOX", "STARRED", "IMPORTANT"}), ("move_to_inbox", {"INBOX"}, {"SPAM", "TRASH"}),
+          ("trash", {"TRASH"}, {"INBOX"}), ("add_label", {"Deals"}, set()), ("remove_label", set(), {"Deals"}),
+          ("unstar", set(), {"STARRED"}), ("add_label", {"IMPORTANT"}, set())]
+
+
+def test_relabelling_one_message_changes_exactly_its_labels(store):
+    episode = store.create("acme")
+    mail = store.apps["mail"].operations
+    mine = invoke(episode, mail["search"], {"query": "in:anywhere", "limit": 4}, "python").result["messages"]
+    for message in mine:
+        held = set(message["labels"])
+        for name, add, remove in SINGLE:
+            args = {"message_ids": [message["id"], message["id"]]}
+            if name in ("add_label", "remove_label"):
+                args["label"] = sorted(add | remove)[0]
+            step = invoke(episode, mail[name], args, "python")
+            expected = (held - remove) | add
+            assert step.error is None and step.result == {"updated": [message["id"]]}
+            assert step.state_changed == (expected != held), (name, held)
+            got = invoke(episode, mail["get_message"], {"message_id": message["id"]}, "python").result
+            assert set(got["labels"]) == expected and got["starred"] == ("STARRED" in expected), (name, held)
+            held = expected
+    other = store.create("acme")
+    theirs = next(i for i in range(1, 2000) if invoke(other, mail["get_message"], {"message_id": i}, "python").error)
+    refused = invoke(episode, mail["star"], {"message_ids": [theirs]}, "python")
+    assert refused.error["field"] == "message_ids" and str(theirs) in refused.error["message"]
+    assert not refused.state_changed
