@@ -165,10 +165,9 @@ def relabel(ctx: Ctx, entry_ids: list[int], add=(), remove=()) -> list[int]:
             if label in held:
                 conn.execute(_UNLABEL, (ids[0], label))
                 held.discard(label)
-        for label in add:
+        for label in dict.fromkeys(add):
             if label not in held:
                 conn.execute(_LABEL, (ids[0], label))
-                held.add(label)
         return ids
     owners: dict[int, str] = {}
     _owners(conn, ids, owners)

@@ -197,3 +197,22 @@ def test_relabelling_one_message_changes_exactly_its_labels(store):
     refused = invoke(episode, mail["star"], {"message_ids": [theirs]}, "python")
     assert refused.error["field"] == "message_ids" and str(theirs) in refused.error["message"]
     assert not refused.state_changed
+
+
+def test_relabelling_one_message_as_many_are_relabelled(store):
+    """One message and several take the same labels: removed first, then added (each once), whatever overlaps."""
+    episode = store.create("acme")
+    ctx = Ctx(episode.db("mail"), episode.actor, episode.clock.now(), store.world("acme").info, episode.id)
+    ids = [m["id"] for m in fastpath.search(ctx, "in:inbox", 3, 0).data["messages"]]
+
+    def labels() -> dict[int, set[str]]:
+        episode.db("mail").conn.commit()   # the session shares the connection, and closing it rolls back
+        with episode.db("mail").session() as session:
+            return {i: set(found) for i, found in mail_store.labels_of(session, ids).items()}
+
+    expected = labels()
+    for add, remove in ((["INBOX"], ["INBOX"]), (["Deals", "Deals", "UNREAD"], ["STARRED"]), ([], ["INBOX", "Deals"])):
+        assert fastpath.relabel(ctx, ids[:1], add, remove) == ids[:1]
+        assert fastpath.relabel(ctx, ids[2:] + ids[1:2], add, remove) == ids[2:] + ids[1:2]
+        expected = {i: (held - set(remove)) | set(add) for i, held in expected.items()}
+        assert labels() == expected, (add, remove)
