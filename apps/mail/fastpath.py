@@ -49,8 +49,14 @@ _SUMMARY = "select " + SUMMARY_COLUMNS + " from " + _JOIN + " where e.id in ({ma
 
 
 def snippet(body: str) -> str:
-    """``" ".join(body.split())[:140]`` without splitting all of a long body: the words of a prefix,
-    joined, are a prefix of the words of the whole, so a prefix whose words fill 140 characters will do."""
+    """``" ".join(body.split())[:140]``. A page of results mostly shows bodies shown before (a search run
+    again, its next page, a thread): those of at most 2 KB are remembered (1,024 of them, 2 MB at most)."""
+    return _remembered(body) if len(body) <= 2048 else _snippet(body)
+
+
+def _snippet(body: str) -> str:
+    """``snippet`` without splitting all of a long body: the words of a prefix, joined, are a prefix of the
+    words of the whole, so a prefix whose words fill 140 characters will do."""
     if len(body) > 200:   # most bodies' first 200 characters hold 140 of their words' characters
         head = " ".join(body[:200].split())
         if len(head) >= 140:
@@ -60,6 +66,9 @@ def snippet(body: str) -> str:
             if len(head) >= 140:
                 return head[:140]
     return " ".join(body.split())[:140]
+
+
+_remembered = lru_cache(maxsize=1024)(_snippet)
 
 
 def message(ctx: Ctx, entry_id: int) -> Wire[s.Message]:
