@@ -7,9 +7,10 @@ and in order, on every message of a world); they exist because the ORM costs ~10
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from typing import Any
+
+from pydantic_core import from_json
 
 from apps.kit import Ctx, Invalid, NotFound
 from apps.kit.wire import Wire, time
@@ -85,7 +86,7 @@ def full(row: tuple) -> dict[str, Any]:
      in_reply_to, labels, files) = row
     tags, unread, starred = label_set(labels)
     files = [] if files == "[]" else [{"id": i, "filename": f, "mime_type": t, "size": n}
-                                       for i, f, t, n in json.loads(files)]
+                                       for i, f, t, n in from_json(files)]
     if html:
         body = body_text(body, html)
     return {"id": eid, "thread_id": thread_id, "sender": sender, "sender_name": sender_name,
@@ -154,7 +155,7 @@ def summary(row: tuple) -> dict[str, Any]:
 def label_set(labels: str) -> tuple[tuple[str, ...], bool, bool]:
     """An entry's labels from their JSON array, sorted, and whether they mark it unread and starred: a handful
     of label sets recur across a mailbox, so each is parsed once (the caller copies the tuple to a list)."""
-    tags = tuple(sorted(json.loads(labels)))
+    tags = tuple(sorted(from_json(labels)))
     return tags, "UNREAD" in tags, "STARRED" in tags
 
 
