@@ -1,9 +1,9 @@
 """Plain-SQL conversations: ``get_thread`` and ``search_threads`` (the ORM took one statement per message).
 
-They return exactly what the ORM versions dumped, built in that form (``apps.kit.wire``; ``tests/apps/mail/test_threadpath.py`` keeps those
-as the reference and compares both for every person of a world and every query shape). A page of threads
-costs two statements whatever its size: the matching threads, ranked, and the page's messages with their
-summaries and their thread's subject.
+They return exactly what the ORM versions dumped, built in that form (``apps.kit.wire``);
+``tests/apps/mail/test_threadpath.py`` keeps those as the reference and compares both for every person of a
+world and every query shape. A page of threads costs two statements whatever its size: the matching threads,
+ranked, and the page's messages with their summaries and their thread's subject.
 """
 
 from __future__ import annotations
