@@ -16,14 +16,15 @@ from apps.mail import store
 from apps.mail.search import compile_query
 
 # Queries of every kind: operators, free text (ranked; alone it is driven by the full-text index), OR and
-# negation, trash and spam asked for, labels in any case and with a space written as '-', empty phrases.
+# negation, trash and spam asked for, labels in any case and with a space written as '-', empty phrases, a
+# from: with like's wildcard in it.
 QUERIES = ["", "renewal", "from:me is:unread", "pipeline forecast", "renewal OR budget", "-renewal in:inbox",
            "in:anywhere", "in:trash", "has:attachment", "subject:(deck board)", "is:starred OR is:important",
            '"quarterly review"', "budget AROUND 5 approval", "label:inbox -from:me", "newer_than:30d",
            "renewal budget", "RENEWAL contract", '"" renewal', 'renewal "!!"', "from:me renewal",
            "in:anywhere renewal", "-renewal", "renewal AROUND 10 budget pipeline", "is:UNREAD in:Inbox",
            "label:follow-up", "label:FOLLOW-UP", "label:Deals -is:read", "to:me cc:me", "bcc:me OR deliveredto:ME",
-           "from:DANA", "filename:PDF", "subject:RENEWAL", "larger:1K", "in:SENT", "has:userlabels"]
+           "from:DANA", "from:d_na", "filename:PDF", "subject:RENEWAL", "larger:1K", "in:SENT", "has:userlabels"]
 
 
 def ranking(rank_terms: list[str]) -> tuple[str, list, str]:
