@@ -124,8 +124,11 @@ FULLTEXT = {"subject": "new.subject", "body": "new.body_text",
             "people": "new.sender_name || ' ' || new.sender || ' ' || new.to_addrs || ' ' || new.cc_addrs"}
 # A mailbox's entries by owner, covering the message each holds: a search joins a person's entries to
 # the messages that match (or that the full-text index found), and to their threads, without reading the entry rows.
+# Labels in the collation a search compares them in (``operators``: ``is:unread``, ``label:deals``), each with
+# the entries holding it, so that a search lists those entries from the index alone.
 DDL = [*fts5_index("mail_message", FULLTEXT),
-       "create index ix_mail_entry_owner_message on mail_entry (owner, message_id, thread_id)"]
+       "create index ix_mail_entry_owner_message on mail_entry (owner, message_id, thread_id)",
+       "create index ix_mail_entry_label_nocase on mail_entry_label (label collate nocase, entry_id)"]
 
 
 def split_addresses(text: str) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from sqlmodel import col, delete, func, select
 
 from apps.kit import Conflict, Ctx, Invalid, NotFound, OperationSet, content
+from apps.kit.wire import Wire
 from apps.mail import fastpath, store, threadpath
 from apps.mail import models as m
 from apps.mail import schemas as s
@@ -18,7 +19,7 @@ _SETTABLE = {"INBOX", "STARRED", "IMPORTANT", "UNREAD"}
 
 
 @ops.read
-def search(ctx: Ctx, query: str = "", limit: int = 20, offset: int = 0) -> s.SearchResult:
+def search(ctx: Ctx, query: str = "", limit: int = 20, offset: int = 0) -> Wire[s.SearchResult]:
     """Search your mailbox with Gmail's operators, newest first (or by relevance for free text).
 
     One row per message; search_threads lists conversations. Operators: from: to: cc: bcc:
@@ -45,7 +46,7 @@ def check_page(limit: int, offset: int) -> None:
 
 
 @ops.read
-def get_message(ctx: Ctx, message_id: int) -> s.Message:
+def get_message(ctx: Ctx, message_id: int) -> Wire[s.Message]:
     """Read one message in full: headers, body, labels and attachment list.
 
     Args:
@@ -55,7 +56,7 @@ def get_message(ctx: Ctx, message_id: int) -> s.Message:
 
 
 @ops.read
-def get_thread(ctx: Ctx, thread_id: int) -> s.Thread:
+def get_thread(ctx: Ctx, thread_id: int) -> Wire[s.Thread]:
     """Read a whole conversation, oldest message first.
 
     Args:
@@ -130,12 +131,12 @@ def delete_label(ctx: Ctx, name: str) -> s.Removed:
     return s.Removed(removed=label.name)
 
 
-def _relabel(ctx: Ctx, message_ids: list[int], add=(), remove=()) -> s.Updated:
-    return fastpath.relabel(ctx, message_ids, add, remove)
+def _relabel(ctx: Ctx, message_ids: list[int], add=(), remove=()) -> Wire[s.Updated]:
+    return Wire({"updated": fastpath.relabel(ctx, message_ids, add, remove)})
 
 
 @ops.write
-def mark_read(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+def mark_read(ctx: Ctx, message_ids: list[int]) -> Wire[s.Updated]:
     """Mark messages as read.
 
     Args:
@@ -145,7 +146,7 @@ def mark_read(ctx: Ctx, message_ids: list[int]) -> s.Updated:
 
 
 @ops.write
-def mark_unread(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+def mark_unread(ctx: Ctx, message_ids: list[int]) -> Wire[s.Updated]:
     """Mark messages as unread.
 
     Args:
@@ -155,7 +156,7 @@ def mark_unread(ctx: Ctx, message_ids: list[int]) -> s.Updated:
 
 
 @ops.write
-def star(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+def star(ctx: Ctx, message_ids: list[int]) -> Wire[s.Updated]:
     """Star messages.
 
     Args:
@@ -165,7 +166,7 @@ def star(ctx: Ctx, message_ids: list[int]) -> s.Updated:
 
 
 @ops.write
-def unstar(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+def unstar(ctx: Ctx, message_ids: list[int]) -> Wire[s.Updated]:
     """Remove the star from messages.
 
     Args:
@@ -175,7 +176,7 @@ def unstar(ctx: Ctx, message_ids: list[int]) -> s.Updated:
 
 
 @ops.write
-def archive(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+def archive(ctx: Ctx, message_ids: list[int]) -> Wire[s.Updated]:
     """Archive messages: take them out of the inbox; they stay searchable in All Mail.
 
     Args:
@@ -185,7 +186,7 @@ def archive(ctx: Ctx, message_ids: list[int]) -> s.Updated:
 
 
 @ops.write
-def move_to_inbox(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+def move_to_inbox(ctx: Ctx, message_ids: list[int]) -> Wire[s.Updated]:
     """Move archived messages back to the inbox.
 
     Args:
@@ -195,7 +196,7 @@ def move_to_inbox(ctx: Ctx, message_ids: list[int]) -> s.Updated:
 
 
 @ops.write
-def trash(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+def trash(ctx: Ctx, message_ids: list[int]) -> Wire[s.Updated]:
     """Move messages to the trash (restore brings them back; delete_forever removes them).
 
     Stars and importance stay on a trashed message, so that restoring it brings them back.
@@ -242,7 +243,7 @@ def delete_forever(ctx: Ctx, message_ids: list[int]) -> s.Updated:
 
 
 @ops.write
-def mark_spam(ctx: Ctx, message_ids: list[int]) -> s.Updated:
+def mark_spam(ctx: Ctx, message_ids: list[int]) -> Wire[s.Updated]:
     """Report messages as spam: they move to the spam folder.
 
     Args:
@@ -252,7 +253,7 @@ def mark_spam(ctx: Ctx, message_ids: list[int]) -> s.Updated:
 
 
 @ops.write
-def add_label(ctx: Ctx, message_ids: list[int], label: str) -> s.Updated:
+def add_label(ctx: Ctx, message_ids: list[int], label: str) -> Wire[s.Updated]:
     """Put a label on messages: a user label (create it first) or INBOX, STARRED, IMPORTANT, UNREAD.
 
     Args:
@@ -263,7 +264,7 @@ def add_label(ctx: Ctx, message_ids: list[int], label: str) -> s.Updated:
 
 
 @ops.write
-def remove_label(ctx: Ctx, message_ids: list[int], label: str) -> s.Updated:
+def remove_label(ctx: Ctx, message_ids: list[int], label: str) -> Wire[s.Updated]:
     """Take a label off messages.
 
     Args:

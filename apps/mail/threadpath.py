@@ -1,41 +1,40 @@
 """Plain-SQL conversations: ``get_thread`` and ``search_threads`` (the ORM took one statement per message).
 
-They return exactly what the ORM versions returned (``tests/apps/mail/test_threadpath.py`` keeps those
-as the reference and compares both for every person of a world and every query shape). A page of threads
-costs two statements whatever its size: the matching threads, ranked, and the page's messages with their
-summaries and their thread's subject.
+They return exactly what the ORM versions dumped, built in that form (``apps.kit.wire``);
+``tests/apps/mail/test_threadpath.py`` keeps those as the reference and compares both for every person of a
+world and every query shape. A page of threads costs two statements whatever its size: the matching threads,
+ranked, and the page's messages with their summaries and their thread's subject.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from apps.kit import Ctx, NotFound
+from apps.kit.wire import Wire
 from apps.mail import fastpath
 from apps.mail import schemas as s
-from worlds.model import unchecked
 
 _OWNER = "select owner, subject from mail_thread where id = ?"
 _BINS = frozenset(("TRASH", "SPAM"))
 # Every message of the page's threads, oldest first, with its summary's columns and its thread's subject.
 _MESSAGES = (
-    "select e.id, e.thread_id, m.sender, m.sender_name, m.to_addrs, m.cc_addrs, m.subject, m.body_text,"
-    " m.body_html, m.date || 'Z', exists (select 1 from mail_attachment a where a.message_id = m.id),"
-    " (select json_group_array(label) from mail_entry_label where entry_id = e.id), t.subject"
+    "select " + fastpath.SUMMARY_COLUMNS + ", t.subject"
     " from mail_entry e join mail_message m on m.id = e.message_id left join mail_thread t on t.id = e.thread_id"
     " where e.thread_id in ({marks}) order by m.date, e.id")
 
 
-def thread(ctx: Ctx, thread_id: int) -> s.Thread:
+def thread(ctx: Ctx, thread_id: int) -> Wire[s.Thread]:
     """The actor's conversation ``thread_id``, every message in full, oldest first."""
     conn = ctx.sql
     found = conn.execute(_OWNER, (thread_id,)).fetchone()
     if found is None or found[0] != ctx.actor:
         raise NotFound(f"no thread {thread_id} in your mailbox", field="thread_id")
     rows = conn.execute(fastpath.BY_THREAD, (thread_id,)).fetchall()
-    return unchecked(s.Thread, {"id": thread_id, "subject": found[1],
-                                     "messages": [fastpath.full(conn, row) for row in rows]})
+    return Wire({"id": thread_id, "subject": found[1], "messages": [fastpath.full(row) for row in rows]})
 
 
-def search(ctx: Ctx, query: str, limit: int, offset: int, include_messages: bool) -> s.ThreadSearchResult:
+def search(ctx: Ctx, query: str, limit: int, offset: int, include_messages: bool) -> Wire[s.ThreadSearchResult]:
     """One page of the actor's conversations a query matches, each listed once, ranked by its best match
     (relevance, when the query has free text), then by its newest match; a thread shows its messages outside
     trash and spam (all of them when it has no other, or when the query asked for trash or spam)."""
@@ -50,19 +49,20 @@ def search(ctx: Ctx, query: str, limit: int, offset: int, include_messages: bool
             found[row[1]].append(fastpath.summary(row[:12]))
             subjects[row[1]] = row[12] or ""
     threads = [_summary(t, subjects.get(t, ""), found[t], q.include_hidden, include_messages) for t in page]
-    return unchecked(s.ThreadSearchResult, {"total": len(ids), "threads": threads})
+    return Wire({"total": len(ids), "threads": threads})
 
 
-def _summary(thread_id: int, subject: str, messages: list, include_hidden: bool,
-             with_messages: bool) -> s.ThreadSummary:
+def _summary(thread_id: int, subject: str, messages: list[dict[str, Any]], include_hidden: bool,
+             with_messages: bool) -> dict[str, Any]:
+    """A ``ThreadSummary``'s dumped form from its messages' (``fastpath.summary``)."""
     if not include_hidden:
-        messages = [msg for msg in messages if _BINS.isdisjoint(msg.labels)] or messages
+        messages = [msg for msg in messages if _BINS.isdisjoint(msg["labels"])] or messages
     latest = messages[-1]
-    return unchecked(s.ThreadSummary, {
-        "id": thread_id, "subject": subject or latest.subject, "snippet": latest.snippet, "date": latest.date,
-        "message_count": len(messages),
-        "participants": list(dict.fromkeys(msg.sender_name or msg.sender for msg in messages)),
-        "labels": sorted({label for msg in messages for label in msg.labels}),
-        "unread": any(msg.unread for msg in messages), "starred": any(msg.starred for msg in messages),
-        "has_attachments": any(msg.has_attachments for msg in messages), "latest": latest,
-        "messages": messages if with_messages else None})
+    return {
+        "id": thread_id, "subject": subject or latest["subject"], "snippet": latest["snippet"],
+        "date": latest["date"], "message_count": len(messages),
+        "participants": list(dict.fromkeys(msg["sender_name"] or msg["sender"] for msg in messages)),
+        "labels": sorted({label for msg in messages for label in msg["labels"]}),
+        "unread": any(msg["unread"] for msg in messages), "starred": any(msg["starred"] for msg in messages),
+        "has_attachments": any(msg["has_attachments"] for msg in messages), "latest": latest,
+        "messages": messages if with_messages else None}

@@ -8,6 +8,7 @@ from __future__ import annotations
 from sqlmodel import col, select
 
 from apps.kit import Ctx, Invalid, NotFound, OperationSet
+from apps.kit.wire import Wire
 from apps.mail import fastpath, operations, store, threadpath
 from apps.mail import models as m
 from apps.mail import schemas as s
@@ -17,7 +18,7 @@ ops = OperationSet("mail")
 
 @ops.read
 def search_threads(ctx: Ctx, query: str = "", limit: int = 20, offset: int = 0,
-                   include_messages: bool = False) -> s.ThreadSearchResult:
+                   include_messages: bool = False) -> Wire[s.ThreadSearchResult]:
     """Search your mailbox like search, but list conversations: one row per thread, newest first.
 
     Each row gives the newest message, the number of messages and the participants; ask for
@@ -66,7 +67,7 @@ def _outside_bins(labels: set[str]) -> bool:
 def _relabel(ctx: Ctx, thread_ids: list[int], add=(), remove=()) -> s.Updated:
     """Relabel the messages of conversations (those outside trash and spam) the way single messages are."""
     ids = _entries(ctx, thread_ids, _outside_bins)
-    return fastpath.relabel(ctx, ids, add, remove) if ids else s.Updated(updated=[])
+    return s.Updated(updated=fastpath.relabel(ctx, ids, add, remove) if ids else [])
 
 
 @ops.write
