@@ -55,10 +55,10 @@ def _rss_mb(pid: int | None) -> float | None:
     return None if pid is None else round(served.rss_mb(pid), 1)
 
 
-def control_call(http: httpx.Client, world: str, repeat: int, pid: int | None = None, rounds: int = 5) -> dict:
+def control_call(http: httpx.Client, world: str, repeat: int, pid: int | None = None) -> dict:
     """A direct tool call through the control plane, next to ``/health`` and the same operation over REST
-    on the same server, interleaved in ``rounds`` (a busy moment of a shared machine falls on all three);
-    with ``pid``, each one's server CPU per call (``served.cpu_s``). Every request carries the same headers
+    on the same server, taking turns call by call (``_interleaved``); with ``pid``, each one's server CPU
+    per call (``served.cpu_s``, a median). Every request carries the same headers
     (the client's, the token among them), so the client's work differs only by the bytes each one sends."""
     created = http.post("/v1/episodes", json={"world": world}, headers=control_headers())
     created.raise_for_status()
@@ -72,7 +72,7 @@ def control_call(http: httpx.Client, world: str, repeat: int, pid: int | None = 
     with httpx.Client(base_url=str(http.base_url), headers=control_headers()) as client:
         calls = {"health": lambda: client.get("/health"), f"rest_{app}_{name}": lambda: client.post(rest, json=args),
                  f"control_call_{app}_{name}": lambda: client.post(path, json=body)}
-        out = _interleaved(calls, repeat, rounds, pid)
+        out = _interleaved(calls, repeat, pid)
     http.delete(f"/v1/episodes/{episode}", headers=control_headers())
     health, call, by_rest = out["health"], out[f"control_call_{app}_{name}"], out[f"rest_{app}_{name}"]
     out["control_above_health_us"] = round(call["median_us"] - health["median_us"], 1)
@@ -83,28 +83,28 @@ def control_call(http: httpx.Client, world: str, repeat: int, pid: int | None = 
     return out
 
 
-def _interleaved(calls: Mapping[str, Callable[[], object]], repeat: int, rounds: int, pid: int | None) -> dict:
-    """Each call timed ``repeat`` times in all, in ``rounds`` turns taken one after another."""
-    samples: dict[str, list[float]] = {key: [] for key in calls}
-    cpu = dict.fromkeys(calls, 0.0)
-    for turn in range(rounds):
-        count = repeat // rounds + (turn < repeat % rounds)
+def _interleaved(calls: Mapping[str, Callable[[], object]], repeat: int, pid: int | None) -> dict:
+    """Each call timed ``repeat`` times, taking turns call by call (so a busy moment of a shared machine
+    falls on all alike); with ``pid``, the server's CPU during each call too (the client waits for the
+    answer, so what the server spent meanwhile is that call's), as a median per call."""
+    wall: dict[str, list[float]] = {key: [] for key in calls}
+    cpu: dict[str, list[float]] = {key: [] for key in calls}
+    for _ in range(10):  # warm-up: the connection, the caches
+        for call in calls.values():
+            call()
+    for _ in range(repeat):
         for key, call in calls.items():
-            if count == 0:
-                continue
-            for _ in range(3):  # warm-up: the connection and caches after the other calls
-                call()
             before = served.cpu_s(pid) if pid is not None else 0.0
-            for _ in range(count):
-                started = time.perf_counter()
-                call()
-                samples[key].append((time.perf_counter() - started) * 1e6)
-            cpu[key] += served.cpu_s(pid) - before if pid is not None else 0.0
+            started = time.perf_counter()
+            call()
+            wall[key].append((time.perf_counter() - started) * 1e6)
+            if pid is not None:
+                cpu[key].append((served.cpu_s(pid) - before) * 1e6)
     out = {}
-    for key, taken in samples.items():
+    for key, taken in wall.items():
         out[key] = served.summary(taken)
         if pid is not None:
-            out[key]["server_cpu_us_per_call"] = round(cpu[key] * 1e6 / len(taken), 1)
+            out[key]["server_cpu_us_per_call"] = served.summary(cpu[key])["median_us"]
     return out
 
 
