@@ -41,32 +41,39 @@ def server_cpu_s(pid: int) -> float:
 
 
 def times(fn: Callable[[], object], repeat: int, what: str, pid: int | None = None) -> dict:
-    """Wall µs per call; with ``pid``, also that server's CPU µs per call over the timed calls."""
+    """Wall µs per call; with ``pid``, also that server's CPU during each call (the client waits for the
+    answer, so it is the call's), as a median."""
     for _ in range(WARMUP):
         fn()
-    samples, cpu = [], server_cpu_s(pid) if pid else 0.0
+    samples, cpu = [], []
     for _ in range(repeat):
+        before = server_cpu_s(pid) if pid else 0.0
         started = time.perf_counter()
         fn()
         samples.append((time.perf_counter() - started) * 1e6)
-    out = summary(samples, what)
-    if pid:
-        out["server_cpu_us_per_call"] = round((server_cpu_s(pid) - cpu) * 1e6 / repeat, 1)
-    return out
+        if pid:
+            cpu.append((server_cpu_s(pid) - before) * 1e6)
+    return _with_cpu(summary(samples, what), cpu)
 
 
 async def atimes(fn: Callable[[], Awaitable[object]], repeat: int, what: str, pid: int | None = None) -> dict:
     for _ in range(WARMUP):
         await fn()
-    samples, cpu = [], server_cpu_s(pid) if pid else 0.0
+    samples, cpu = [], []
     for _ in range(repeat):
+        before = server_cpu_s(pid) if pid else 0.0
         started = time.perf_counter()
         await fn()
         samples.append((time.perf_counter() - started) * 1e6)
-    out = summary(samples, what)
-    if pid:
-        out["server_cpu_us_per_call"] = round((server_cpu_s(pid) - cpu) * 1e6 / repeat, 1)
-    return out
+        if pid:
+            cpu.append((server_cpu_s(pid) - before) * 1e6)
+    return _with_cpu(summary(samples, what), cpu)
+
+
+def _with_cpu(figure: dict, cpu: list[float]) -> dict:
+    if cpu:
+        figure["server_cpu_us_per_call"] = round(sorted(cpu)[len(cpu) // 2], 1)
+    return figure
 
 
 def ts_client(mode: str, url: str, tool: str, args: dict, repeat: int, *flavour: str, pid: int | None = None) -> dict:
