@@ -2,7 +2,12 @@
 uvicorn in its own process, called the way OpenEnv's users call it: its own ``MCPToolClient`` (reset and
 ``call_tool`` over the ``/ws`` websocket, the client's default), the same client in production mode (a
 JSON-RPC ``tools/call`` POSTed to ``/mcp`` in a session), and plain HTTP (``/health``, ``POST /reset``,
-a session-less ``tools/call``, which builds a fresh environment per request). Prints JSON.
+a session-less ``tools/call``, which builds a fresh environment per request). Then the clients that
+measure officeworld's server too (``ours_probe.py``), so both servers meet the same client: a bare
+JSON-RPC ``tools/call`` in a session from httpx and from Node's fetch (``ts_client.cjs``), each with the
+server's CPU per call read from /proc, and the official Python and TypeScript SDK clients, which
+OpenEnv's ``/mcp`` refuses (it is OpenEnv's own JSON-RPC endpoint, not MCP's streamable HTTP: no
+``initialize``, no ``Mcp-Session-Id``); those figures say why. Prints JSON.
 
 The environment is a stub (its reset does nothing, its tool reads a dict): every figure here is
 OpenEnv's own overhead, a lower bound for any real environment served by it."""
@@ -15,7 +20,10 @@ import sys
 import time
 
 import httpx
+from common import atimes, jsonrpc_call, times, ts_client
 from openenv.core.mcp_client import MCPToolClient
+
+TOOL, ARGS = "get_message", {"message_id": 1}
 
 SERVER = '''
 from fastmcp import FastMCP
@@ -54,38 +62,7 @@ class MailEnv(MCPEnvironment):
 app = create_app(MailEnv, CallToolAction, CallToolObservation, env_name="mail")
 '''
 
-WARMUP = 10
-
-
-def summary(samples: list[float], what: str) -> dict:
-    samples = sorted(samples)
-    return {"median_us": round(samples[len(samples) // 2], 1),
-            "p90_us": round(samples[int(len(samples) * 0.9) - 1], 1), "samples": len(samples), "measured": what}
-
-
-def times(fn, repeat: int, what: str) -> dict:
-    for _ in range(WARMUP):
-        fn()
-    samples = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - started) * 1e6)
-    return summary(samples, what)
-
-
-async def atimes(fn, repeat: int, what: str) -> dict:
-    for _ in range(WARMUP):
-        await fn()
-    samples = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        await fn()
-        samples.append((time.perf_counter() - started) * 1e6)
-    return summary(samples, what)
-
-
-async def client_figures(url: str, repeat: int) -> dict:
+async def client_figures(url: str, repeat: int, pid: int) -> dict:
     async with MCPToolClient(base_url=url) as env:
         await env.reset()
         answer = await env.call_tool("get_message", message_id=1)
@@ -94,7 +71,7 @@ async def client_figures(url: str, repeat: int) -> dict:
         out = {
             "client_reset": await atimes(env.reset, repeat, "MCPToolClient.reset() over /ws (the client's default)"),
             "client_call_tool": await atimes(lambda: env.call_tool("get_message", message_id=1), repeat,
-                                             "MCPToolClient.call_tool over /ws (the client's default)"),
+                                             "MCPToolClient.call_tool over /ws (the client's default)", pid),
         }
     production = MCPToolClient(base_url=url)
     production.use_production_mode = True  # JSON-RPC POST /mcp in a session made once
@@ -104,9 +81,50 @@ async def client_figures(url: str, repeat: int) -> dict:
             raise SystemExit(f"OpenEnv probe: production call_tool answered {answer!r}")
         out["mcp_session_call"] = await atimes(
             lambda: production.call_tool("get_message", message_id=1), repeat,
-            "MCPToolClient.call_tool in production mode: JSON-RPC tools/call POSTed to /mcp in a session")
+            "MCPToolClient.call_tool in production mode: JSON-RPC tools/call POSTed to /mcp in a session", pid)
     finally:
         await production.close()
+    return out
+
+
+async def official_client(url: str) -> dict:
+    """The official Python SDK's ``ClientSession`` over streamable HTTP at ``/mcp``: OpenEnv's ``/mcp`` is its
+    own JSON-RPC endpoint (``tools/list``, ``tools/call``, ``openenv/session/*``), not MCP's transport, so
+    the handshake is refused; the figure says how."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    what = "official Python SDK ClientSession over streamable HTTP at /mcp"
+    try:
+        async with asyncio.timeout(20):
+            async with streamable_http_client(f"{url}/mcp") as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                await session.call_tool(TOOL, ARGS)
+    except BaseException as exc:  # an ExceptionGroup from the transport's task group, or McpError
+        while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+            exc = exc.exceptions[0]
+        return {"error": f"{type(exc).__name__}: {exc}"[:400], "measured": what}
+    return {"error": "the handshake unexpectedly worked: measure it", "measured": what}
+
+
+def same_clients(http: httpx.Client, url: str, repeat: int, pid: int) -> dict:
+    """The clients officeworld's side is measured with too (``ours_probe.py``): a bare JSON-RPC tools/call
+    in a session from httpx and from Node's fetch, and both official SDK clients (refused here)."""
+    made = http.post("/mcp", json={"jsonrpc": "2.0", "id": 0, "method": "openenv/session/create", "params": {}})
+    session = made.json()["result"]["session_id"]
+    call, headers = jsonrpc_call(TOOL, ARGS, session_id=session), {"content-type": "application/json"}
+    answer = http.post("/mcp", content=call, headers=headers).json()
+    if answer.get("error") or answer["result"].get("isError"):
+        raise SystemExit(f"OpenEnv probe: JSON-RPC tools/call in a session answered {answer}")
+    out = {"jsonrpc_session_call": times(lambda: http.post("/mcp", content=call, headers=headers), repeat,
+                                         "httpx (keep-alive): a JSON-RPC tools/call POSTed to /mcp, in the session "
+                                         "openenv/session/create made (session_id in params)", pid)}
+    # Its sessions are few (the /ws client needs one): each is closed when measured.
+    http.post("/mcp", json={"jsonrpc": "2.0", "id": 0, "method": "openenv/session/close",
+                            "params": {"session_id": session}}).raise_for_status()
+    out["ts_jsonrpc_session_call"] = ts_client("jsonrpc", f"{url}/mcp", TOOL, ARGS, repeat, "openenv", pid=pid)
+    out["official_python_client_call"] = asyncio.run(official_client(url))
+    out["ts_sdk_call"] = ts_client("sdk", f"{url}/mcp", TOOL, ARGS, repeat)
     return out
 
 
@@ -140,7 +158,8 @@ def main(repeat: int, workdir: str) -> None:
                                             "JSON-RPC tools/call POSTed to /mcp without a session "
                                             "(builds an environment per request)"),
             }
-        out.update(asyncio.run(client_figures(url, repeat)))
+            out.update(same_clients(http, url, repeat, child.pid))
+        out.update(asyncio.run(client_figures(url, repeat, child.pid)))
         print(json.dumps(out))
     finally:
         child.terminate()

@@ -3,13 +3,20 @@
 Each pair compares like with like: an in-process call with an in-process call (on this process's CPU
 time, steadier than wall time on a shared machine), a reset with an episode create, an HTTP or MCP call
 with an HTTP or MCP call, each server in its own process (wall time as the client sees it). Below 1:
-officeworld is faster."""
+officeworld is faster.
+
+The MCP pairs of ``SAME_CLIENT`` put the same client before both servers (``ours_probe.py`` and
+``openenv_probe.py``), so their ratio is the servers' and not the clients': a bare JSON-RPC ``tools/call``
+in a session from httpx and from Node's fetch, and the official Python and TypeScript SDK clients, which
+OpenEnv's ``/mcp`` refuses (its own JSON-RPC endpoint, not MCP's streamable HTTP); such a row says
+NOT REACHABLE and why, with no ratio. Each also gives both servers' CPU per call, read from /proc."""
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
 IN_PROCESS, HTTP = "in process (CPU µs)", "server in its own process (wall µs)"
+SAME_CLIENT = "MCP tools/call, the same client on both servers, each in its own process (wall µs; server CPU per call)"
 
 # Each officeworld figure once: (group, its path in `officeworld bench`'s JSON, what it measured).
 OURS: dict[str, tuple[str, tuple[str, ...], str]] = {
@@ -32,6 +39,15 @@ OURS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "mcp_call": (HTTP, ("served", "mcp_mail_get_message"), "MCP tools/call, official SDK client, streamable HTTP"),
     "mcp_session_call": (HTTP, ("served", "mcp_session_mail_get_message"),
                          "MCP tools/call, official ClientSession in a 2025 session, streamable HTTP"),
+    # ours_probe.py, run next to the peers' probes: the clients openenv_probe.py measures OpenEnv's server with.
+    "same_jsonrpc": (SAME_CLIENT, ("same_client", "jsonrpc_session_call"),
+                     "httpx: a JSON-RPC tools/call POSTed in a session (Mcp-Session-Id)"),
+    "same_ts_jsonrpc": (SAME_CLIENT, ("same_client", "ts_jsonrpc_session_call"),
+                        "Node fetch: a JSON-RPC tools/call POSTed in a session (Mcp-Session-Id)"),
+    "same_python_sdk": (SAME_CLIENT, ("same_client", "official_python_client_call"),
+                        "official Python SDK ClientSession, streamable HTTP"),
+    "same_ts_sdk": (SAME_CLIENT, ("same_client", "ts_sdk_call"),
+                    "official TypeScript SDK Client, streamable HTTP"),
 }
 
 # Which officeworld figure is compared with which peer figure: (ours, peer, peer figure).
@@ -54,6 +70,13 @@ AGAINST = [
     ("mcp_call", "openenv", "mcp_stateless_call"),
     ("mcp_session_call", "openenv", "client_call_tool"),
     ("mcp_session_call", "openenv", "mcp_session_call"),
+    ("same_jsonrpc", "openenv", "jsonrpc_session_call"),
+    ("same_ts_jsonrpc", "openenv", "ts_jsonrpc_session_call"),
+    ("same_python_sdk", "openenv", "official_python_client_call"),
+    ("same_ts_sdk", "openenv", "ts_sdk_call"),
+    # Not the same client: each server with an official MCP client it accepts (OpenEnv's is its own).
+    ("same_python_sdk", "openenv", "client_call_tool"),
+    ("same_ts_sdk", "openenv", "client_call_tool"),
 ]
 
 # (group, officeworld figure's path, what it measured, peer, peer figure), one per comparison.
@@ -69,6 +92,9 @@ class Ratio(NamedTuple):
     peer_measured: str
     peer_us: float | None
     ratio: float | None
+    ours_cpu_us: float | None = None   # each server's CPU per call, where its probe read it from /proc
+    peer_cpu_us: float | None = None
+    cpu_ratio: float | None = None
 
 
 def dig(figures: dict, path: tuple[str, ...]) -> Any:
@@ -88,6 +114,25 @@ def value(figure: Any, group: str) -> float | None:
     return figure.get("median_us")
 
 
+def server_cpu(figure: Any) -> float | None:
+    """The server's CPU µs per call beside a wall figure (an upper bound where the client's handshake is in it)."""
+    if not isinstance(figure, dict):
+        return None
+    return figure.get("server_cpu_us_per_call", figure.get("server_cpu_us_per_call_at_most"))
+
+
+def described(figure: Any) -> str:
+    """What a figure measured, and why there is no figure where its client could not call the server."""
+    if not isinstance(figure, dict):
+        return "not measured"
+    what = figure.get("measured") or "not measured"
+    return f"{what}: NOT REACHABLE ({figure['error']})" if figure.get("error") else what
+
+
+def _ratio(ours: float | None, theirs: float | None) -> float | None:
+    return round(ours / theirs, 2) if ours is not None and theirs else None
+
+
 def steadier(*runs: dict | None) -> dict:
     """One peer's figures from several runs of its probe, each the run with the lower median (the
     quieter moment of a shared machine, so officeworld's ratio is never flattered by a noisy peer run)."""
@@ -104,10 +149,13 @@ def steadier(*runs: dict | None) -> dict:
 def ratios(ow: dict, peers: dict[str, dict]) -> list[Ratio]:
     out = []
     for group, path, measured, peer, key in PAIRS:
-        ours, theirs = value(dig(ow, path), group), value(dig(peers.get(peer, {}), (key,)), group)
-        peer_measured = dig(peers.get(peer, {}), (key, "measured")) or "not measured"
-        out.append(Ratio(group, ".".join(path), measured, ours, f"{peer} {key}", peer_measured, theirs,
-                         round(ours / theirs, 2) if ours is not None and theirs else None))
+        mine, their = dig(ow, path), dig(peers.get(peer, {}), (key,))
+        ours, theirs = value(mine, group), value(their, group)
+        if isinstance(mine, dict) and mine.get("error"):
+            measured = f"{measured}: NOT REACHABLE ({mine['error']})"
+        ours_cpu, peer_cpu = server_cpu(mine), server_cpu(their)
+        out.append(Ratio(group, ".".join(path), measured, ours, f"{peer} {key}", described(their), theirs,
+                         _ratio(ours, theirs), ours_cpu, peer_cpu, _ratio(ours_cpu, peer_cpu)))
     return out
 
 
@@ -121,4 +169,12 @@ def table(rows: list[Ratio]) -> str:
             ratio = "n/a" if row.ratio is None else f"{row.ratio:.2f}"
             lines.append(f"  {ratio:>6}  {ours:>10} µs  {row.ours}: {row.ours_measured}")
             lines.append(f"  {'':>6}  {theirs:>10} µs  {row.peer}: {row.peer_measured}")
+            if row.ours_cpu_us is not None or row.peer_cpu_us is not None:
+                cpu = "n/a" if row.cpu_ratio is None else f"{row.cpu_ratio:.2f}"
+                lines.append(f"  {cpu:>6}  server CPU per call: officeworld {_us(row.ours_cpu_us)}, "
+                             f"{row.peer.split()[0]} {_us(row.peer_cpu_us)}")
     return "\n".join(lines)
+
+
+def _us(figure: float | None) -> str:
+    return "n/a" if figure is None else f"{figure:.0f} µs"

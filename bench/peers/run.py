@@ -1,6 +1,6 @@
 """Side by side, by hand (not in CI): officeworld's bench and its peers' in one run, as ratios.
 
-    python bench/peers/run.py [--repeat 200] [--venvs DIR] [--live 0] [--json OUT]
+    python bench/peers/run.py [--repeat 200] [--venvs DIR] [--live 0] [--only openenv] [--json OUT]
 
 Installs AgentDojo 0.1.35 and openenv-core 0.3.0 with pip (as this machine's pip is configured) into
 their own virtual environments (under ``--venvs``, default ``~/.cache/officeworld/peers``; kept for the
@@ -8,8 +8,13 @@ next run), then measures on this machine: each peer's probe, ``officeworld bench
 each peer's probe again. A peer's figure is the lower median of its two runs, so a noisy moment of the
 shared machine never flatters officeworld. ``agentdojo_probe.py``: AgentDojo's reset and tool calls in
 process, as its benchmark makes them; ``openenv_probe.py``: OpenEnv's reset and tool calls with its
-server in its own process, through its own client and over plain HTTP. ``pairs.py`` says which figure
-is compared with which, and prints what each side measured. Nothing is asserted.
+server in its own process, through its own client and over plain HTTP, and through the clients
+``ours_probe.py`` measures officeworld's MCP server with right after ``officeworld bench`` (a bare JSON-RPC
+``tools/call`` from httpx and from Node's fetch, the official Python and TypeScript SDK clients, the
+TypeScript one by ``ts_client.cjs`` from tools/inspector's node_modules): the same client on both
+servers, with each server's CPU per call. ``pairs.py`` says which figure is compared with which, and
+prints what each side measured. ``--only`` leaves the other peers (and their installs) out. Nothing is
+asserted.
 """
 
 from __future__ import annotations
@@ -48,8 +53,8 @@ def probe(python: Path, script: str, *args: str) -> dict:
 
 def peers(pythons: dict[str, Path], repeat: int) -> dict[str, dict]:
     with tempfile.TemporaryDirectory() as work:
-        return {"agentdojo": probe(pythons["agentdojo"], "agentdojo_probe.py", str(repeat)),
-                "openenv": probe(pythons["openenv"], "openenv_probe.py", str(repeat), work)}
+        args = {"agentdojo": ("agentdojo_probe.py", str(repeat)), "openenv": ("openenv_probe.py", str(repeat), work)}
+        return {name: probe(python, *args[name]) for name, python in pythons.items()}
 
 
 def ours(repeat: int, live: int) -> dict:
@@ -57,7 +62,9 @@ def ours(repeat: int, live: int) -> dict:
                           capture_output=True, text=True, timeout=1800, cwd=HERE.parents[1])
     if done.returncode != 0:
         raise SystemExit(f"officeworld bench failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout)
+    figures = json.loads(done.stdout)
+    figures["same_client"] = probe(Path(sys.executable), "ours_probe.py", str(repeat))
+    return figures
 
 
 def main() -> None:
@@ -65,15 +72,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--venvs", type=Path, default=Path.home() / ".cache" / "officeworld" / "peers")
     parser.add_argument("--live", type=int, default=0, help="officeworld bench's --live (0: leave it out)")
+    parser.add_argument("--only", choices=sorted(PEERS), action="append", help="these peers only (repeatable)")
     parser.add_argument("--json", type=Path, default=None, help="also write every figure of the run here")
     args = parser.parse_args()
     args.venvs.mkdir(parents=True, exist_ok=True)
-    pythons = {name: venv(args.venvs, name) for name in PEERS}
+    pythons = {name: venv(args.venvs, name) for name in (args.only or PEERS)}
     started = time.monotonic()
     before = peers(pythons, args.repeat)
     ow = ours(args.repeat, args.live)
     after = peers(pythons, args.repeat)
-    merged = {name: steadier(before[name], after[name]) for name in PEERS}
+    merged = {name: steadier(before[name], after[name]) for name in pythons}
     used = {".".join(path): dig(ow, path) for _, path, *_ in PAIRS}
     print(json.dumps({"officeworld (the figures compared)": used, "world": ow.get("world"),
                       "machine": ow.get("machine"), **merged}, indent=1))

@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable, Mapping, TypeVar
 from unittest import mock
 
 import httpx
@@ -55,22 +55,57 @@ def _rss_mb(pid: int | None) -> float | None:
     return None if pid is None else round(served.rss_mb(pid), 1)
 
 
-def control_call(http: httpx.Client, world: str, repeat: int) -> dict:
-    """A direct tool call through the control plane, next to ``/health`` on the same server."""
+def control_call(http: httpx.Client, world: str, repeat: int, pid: int | None = None) -> dict:
+    """A direct tool call through the control plane, next to ``/health`` and the same operation over REST
+    on the same server, taking turns call by call (``_interleaved``); with ``pid``, each one's server CPU
+    per call (``served.cpu_s``, a median). Every request carries the same headers
+    (the client's, the token among them), so the client's work differs only by the bytes each one sends."""
     created = http.post("/v1/episodes", json={"world": world}, headers=control_headers())
     created.raise_for_status()
     episode = created.json()["id"]
     app, name, args = PROBE
-    body, headers = {"tool": f"{app}_{name}", "arguments": args}, control_headers()
-    path = f"/v1/episodes/{episode}/call"
-    answer = http.post(path, json=body, headers=headers)
+    body, path, rest = {"tool": f"{app}_{name}", "arguments": args}, f"/v1/episodes/{episode}/call", \
+        f"/episodes/{episode}/api/{app}/{name}"
+    answer = http.post(path, json=body, headers=control_headers())
     if answer.status_code != 200 or answer.json().get("error"):
         raise RuntimeError(f"the control probe failed: {answer.text[:500]}")
-    health = served.times(lambda: http.get("/health"), repeat)
-    call = served.times(lambda: http.post(path, json=body, headers=headers), repeat)
-    http.delete(f"/v1/episodes/{episode}", headers=headers)
-    return {"health": health, f"control_call_{app}_{name}": call,
-            "control_above_health_us": round(call["median_us"] - health["median_us"], 1)}
+    with httpx.Client(base_url=str(http.base_url), headers=control_headers()) as client:
+        calls = {"health": lambda: client.get("/health"), f"rest_{app}_{name}": lambda: client.post(rest, json=args),
+                 f"control_call_{app}_{name}": lambda: client.post(path, json=body)}
+        out = _interleaved(calls, repeat, pid)
+    http.delete(f"/v1/episodes/{episode}", headers=control_headers())
+    health, call, by_rest = out["health"], out[f"control_call_{app}_{name}"], out[f"rest_{app}_{name}"]
+    out["control_above_health_us"] = round(call["median_us"] - health["median_us"], 1)
+    out["control_above_rest_us"] = round(call["median_us"] - by_rest["median_us"], 1)
+    if pid is not None:
+        out["server_cpu_control_above_rest_us"] = round(
+            call["server_cpu_us_per_call"] - by_rest["server_cpu_us_per_call"], 1)
+    return out
+
+
+def _interleaved(calls: Mapping[str, Callable[[], object]], repeat: int, pid: int | None) -> dict:
+    """Each call timed ``repeat`` times, taking turns call by call (so a busy moment of a shared machine
+    falls on all alike); with ``pid``, the server's CPU during each call too (the client waits for the
+    answer, so what the server spent meanwhile is that call's), as a median per call."""
+    wall: dict[str, list[float]] = {key: [] for key in calls}
+    cpu: dict[str, list[float]] = {key: [] for key in calls}
+    for _ in range(10):  # warm-up: the connection, the caches
+        for call in calls.values():
+            call()
+    for _ in range(repeat):
+        for key, call in calls.items():
+            before = served.cpu_s(pid) if pid is not None else 0.0
+            started = time.perf_counter()
+            call()
+            wall[key].append((time.perf_counter() - started) * 1e6)
+            if pid is not None:
+                cpu[key].append((served.cpu_s(pid) - before) * 1e6)
+    out = {}
+    for key, taken in wall.items():
+        out[key] = served.summary(taken)
+        if pid is not None:
+            out[key]["server_cpu_us_per_call"] = served.summary(cpu[key])["median_us"]
+    return out
 
 
 def live_episodes(http: httpx.Client, url: str, world: str, count: int, repeat: int,
@@ -106,8 +141,8 @@ def live_episodes(http: httpx.Client, url: str, world: str, count: int, repeat: 
 def run(world: str, repeat: int, live: int = 1000) -> dict:
     """Both figures on one server in its own process; ``live=0`` leaves the live-episodes figure out."""
     control_token()  # the child server inherits it
-    with served.server_process(world) as (url, _), httpx.Client(base_url=url) as http:
-        out = {"control_plane": control_call(http, world, repeat)}
+    with served.server_process(world) as (url, pid), httpx.Client(base_url=url) as http:
+        out = {"control_plane": control_call(http, world, repeat, pid)}
         if live > 0:
             out["live_episodes"] = live_episodes(http, url, world, live, repeat)
     return out

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Callable, Iterator, NamedTuple
 
 import httpx
@@ -21,6 +22,21 @@ def rss_mb(pid: int | str = "self") -> float:
     """A process's resident memory in MB (``/proc/PID/statm``; this process by default)."""
     with open(f"/proc/{pid}/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def cpu_s(pid: int) -> float:
+    """A process's CPU seconds so far, to the nanosecond: the sum of its threads' time on a CPU
+    (``/proc/PID/task/*/schedstat``), else utime + stime from ``/proc/PID/stat`` (clock ticks, 10 ms)."""
+    total, tasks = 0, Path(f"/proc/{pid}/task")
+    try:
+        for task in tasks.iterdir():
+            with contextlib.suppress(FileNotFoundError):  # a thread that ended meanwhile
+                total += int((task / "schedstat").read_text().split()[0])
+        return total / 1e9
+    except (FileNotFoundError, PermissionError, ValueError, IndexError):
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def summary(samples_us: list[float]) -> dict:

@@ -30,6 +30,7 @@ from simulator.store.registry import all_operations
 from tasks.catalog import Catalog
 from tasks.reward import Reward
 from tasks.session import TaskError
+from worlds.model import unchecked
 
 
 def _outsiders(episode: Episode) -> dict:
@@ -127,7 +128,42 @@ async def run_call(store: EpisodeStore, operations: dict[str, Operation], episod
     if actor is not None and actor not in episode.world.info.people_by_email() | _outsiders(episode):
         raise Invalid(f"as: {actor} is not a person of world {episode.world.name!r}", field="as")
     step = await invoke_async(episode, op, body.arguments, "control", actor=actor)
-    return step.model_dump_json().encode()
+    return step_json(step)
+
+
+_UNWRITTEN = {"result", "error"}
+
+
+def step_json(step: Step) -> bytes:
+    """``step.model_dump_json()``'s bytes, for a call's usual step (no error, its result kept encoded) in one
+    pydantic pass where that takes two: every field but the result and error, and both put back before
+    ``"mutates"`` (the last ``,"mutates":`` is the field's: after it come only booleans, times and numbers)."""
+    stored = step.__dict__.get("result")
+    if step.error is not None or type(stored) is not bytes:
+        return step.model_dump_json().encode()
+    rest = step.model_dump_json(exclude=_UNWRITTEN).encode()
+    at = rest.rindex(b',"mutates":')
+    return b"".join((rest[:at], b',"result":', stored, b',"error":null', rest[at:]))
+
+
+_PLAIN = {"tool", "arguments"}
+
+
+def plain_call(data: dict) -> ToolCall | None:
+    """The usual body, ``{"tool": str, "arguments": {...}}`` just parsed from JSON, as the ``ToolCall``
+    ``model_validate`` makes of it, without validating again what was just checked; None for any other
+    body (``as``, a missing tool, a wrong type, an extra field), which ``model_validate`` judges."""
+    tool, arguments = data.get("tool"), data.get("arguments", _NONE)
+    if type(tool) is not str or not data.keys() <= _PLAIN:
+        return None
+    if arguments is _NONE:
+        arguments = {}
+    elif type(arguments) is not dict:
+        return None
+    return unchecked(ToolCall, {"tool": tool, "arguments": arguments, "actor": None})
+
+
+_NONE = object()
 
 
 class ControlCalls:
@@ -148,14 +184,19 @@ class ControlCalls:
         match = self.path.match(scope["path"])
         if match is None or scope["method"] != "POST":
             return None
-        headers = dict(scope["headers"])
-        if self.expected is not None and not secrets.compare_digest(headers.get(b"authorization", b""), self.expected):
+        authorization = media = b""
+        for key, value in scope["headers"]:  # the two it reads, without a dict of them all
+            if key == b"authorization":
+                authorization = value
+            elif key == b"content-type":
+                media = value
+        if self.expected is not None and not secrets.compare_digest(authorization, self.expected):
             return None
-        if not headers.get(b"content-type", b"").startswith(b"application/json"):
+        if not media.startswith(b"application/json"):
             return None
         try:
             data = json.loads(body)
-            return (match.group(1), ToolCall.model_validate(data)) if isinstance(data, dict) else None
+            return (match.group(1), plain_call(data) or ToolCall.model_validate(data)) if isinstance(data, dict) else None
         except (ValueError, RecursionError, ValidationError):
             return None
 

@@ -36,6 +36,27 @@ def test_ratios_use_cpu_time_in_process_and_wall_time_over_http():
     assert "n/a" in pairs.table(list(rows.values())) and "0.50" in pairs.table([reset])
 
 
+def test_same_client_pairs_compare_both_servers_cpu_and_say_which_client_could_not_call():
+    ow = {"same_client": {
+        "jsonrpc_session_call": {"median_us": 900.0, "server_cpu_us_per_call": 200.0, "measured": "httpx"},
+        "ts_sdk_call": {"median_us": 2000.0, "server_cpu_us_per_call_at_most": 300.0, "measured": "ts"}}}
+    peers = {"openenv": {
+        "jsonrpc_session_call": {"median_us": 3000.0, "server_cpu_us_per_call": 800.0, "measured": "httpx"},
+        "ts_sdk_call": {"error": "Method not found: initialize", "measured": "ts sdk"},
+        "client_call_tool": {"median_us": 4000.0, "server_cpu_us_per_call": 1000.0, "measured": "/ws"}}}
+    rows = {(r.ours, r.peer): r for r in pairs.ratios(ow, peers)}
+    same = rows[("same_client.jsonrpc_session_call", "openenv jsonrpc_session_call")]
+    assert (same.group, same.ratio, same.ours_cpu_us, same.peer_cpu_us, same.cpu_ratio) == (
+        pairs.SAME_CLIENT, 0.3, 200.0, 800.0, 0.25)
+    refused = rows[("same_client.ts_sdk_call", "openenv ts_sdk_call")]
+    assert refused.ratio is None and refused.peer_us is None and refused.cpu_ratio is None
+    assert "NOT REACHABLE (Method not found: initialize)" in refused.peer_measured
+    own = rows[("same_client.ts_sdk_call", "openenv client_call_tool")]
+    assert (own.ratio, own.cpu_ratio) == (0.5, 0.3)
+    shown = pairs.table([same, refused])
+    assert "server CPU per call: officeworld 200 µs, openenv 800 µs" in shown and "NOT REACHABLE" in shown
+
+
 def test_a_failed_probe_gives_no_ratio():
     ow = {"op_in_process": {"mail.star": {"error": "probe failed on this world"}}}
     peers = {"agentdojo": {"tool_share_file": {"median_us": 10.0, "cpu_median_us": 9.0}}}

@@ -9,6 +9,11 @@ def test_scale_figures_count_what_they_made_and_read_the_server_memory():
     out = scale.run("acme", repeat=3, live=3)
     control = out["control_plane"]
     assert control["control_call_mail_get_message"]["samples"] == 3 and control["health"]["samples"] == 3
+    by_rest = control["rest_mail_get_message"]   # measured on the same server, interleaved with the call
+    assert by_rest["samples"] == 3 and by_rest["server_cpu_us_per_call"] > 0
+    assert control["control_call_mail_get_message"]["server_cpu_us_per_call"] > 0
+    assert control["control_above_rest_us"] == round(
+        control["control_call_mail_get_message"]["median_us"] - by_rest["median_us"], 1)
     live = out["live_episodes"]
     assert live["asked"] == 3 and live["live_episodes"] == 3
     assert live["server_rss_mb_after"] > 0 and live["mb_per_episode"] is not None

@@ -1,0 +1,99 @@
+"""What every probe here shares (standard library only: each runs in its own venv): timing a call, a
+server's CPU per call read from /proc, the TypeScript client (``ts_client.cjs``) and the bare JSON-RPC
+``tools/call`` that both servers answer. Used so that the same client measures both servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Awaitable, Callable
+
+HERE = Path(__file__).parent
+WARMUP = 10
+
+
+def summary(samples: list[float], what: str) -> dict:
+    samples = sorted(samples)
+    return {"median_us": round(samples[len(samples) // 2], 1),
+            "p90_us": round(samples[int(len(samples) * 0.9) - 1], 1), "samples": len(samples), "measured": what}
+
+
+def server_cpu_s(pid: int) -> float:
+    """A process's CPU seconds so far: its threads' time on a CPU to the nanosecond (/proc/PID/task/*/schedstat),
+    else utime + stime (/proc/PID/stat, in clock ticks). As ``simulator.bench.served.cpu_s`` (not importable
+    from a peer's venv)."""
+    total = 0
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            try:
+                total += int((task / "schedstat").read_text().split()[0])
+            except FileNotFoundError:  # a thread that ended meanwhile
+                pass
+        return total / 1e9
+    except (FileNotFoundError, PermissionError, ValueError, IndexError):
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def times(fn: Callable[[], object], repeat: int, what: str, pid: int | None = None) -> dict:
+    """Wall µs per call; with ``pid``, also that server's CPU during each call (the client waits for the
+    answer, so it is the call's), as a median."""
+    for _ in range(WARMUP):
+        fn()
+    samples, cpu = [], []
+    for _ in range(repeat):
+        before = server_cpu_s(pid) if pid else 0.0
+        started = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - started) * 1e6)
+        if pid:
+            cpu.append((server_cpu_s(pid) - before) * 1e6)
+    return _with_cpu(summary(samples, what), cpu)
+
+
+async def atimes(fn: Callable[[], Awaitable[object]], repeat: int, what: str, pid: int | None = None) -> dict:
+    for _ in range(WARMUP):
+        await fn()
+    samples, cpu = [], []
+    for _ in range(repeat):
+        before = server_cpu_s(pid) if pid else 0.0
+        started = time.perf_counter()
+        await fn()
+        samples.append((time.perf_counter() - started) * 1e6)
+        if pid:
+            cpu.append((server_cpu_s(pid) - before) * 1e6)
+    return _with_cpu(summary(samples, what), cpu)
+
+
+def _with_cpu(figure: dict, cpu: list[float]) -> dict:
+    if cpu:
+        figure["server_cpu_us_per_call"] = round(sorted(cpu)[len(cpu) // 2], 1)
+    return figure
+
+
+def ts_client(mode: str, url: str, tool: str, args: dict, repeat: int, *flavour: str, pid: int | None = None) -> dict:
+    """The TypeScript client's figure (``mode``: "sdk" or "jsonrpc"), or ``{"error": ...}`` saying why not."""
+    node = shutil.which("node")
+    if node is None:
+        return {"error": "node is not installed", "measured": f"{mode} TypeScript client"}
+    cpu = server_cpu_s(pid) if pid else 0.0
+    done = subprocess.run([node, str(HERE / "ts_client.cjs"), mode, url, tool, json.dumps(args), str(repeat), *flavour],
+                          capture_output=True, text=True, timeout=300)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        return {"error": (done.stderr or done.stdout)[-500:], "measured": f"{mode} TypeScript client"}
+    out = json.loads(lines[-1])
+    if pid and "error" not in out:  # the handshake and warm-up are a few calls in REPEAT + 10: an upper bound
+        out["server_cpu_us_per_call_at_most"] = round((server_cpu_s(pid) - cpu) * 1e6 / (repeat + WARMUP), 1)
+    return out
+
+
+def jsonrpc_call(tool: str, args: dict, request_id: int = 1, **extra) -> bytes:
+    """A JSON-RPC ``tools/call``, encoded once (``extra``: more params, OpenEnv's ``session_id``)."""
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                       "params": {"name": tool, "arguments": args, **extra}}).encode()
