@@ -72,7 +72,8 @@ def chain(ctx: Ctx, item_id: int, field: str) -> list[tuple]:
 
 
 def _grants(packed: str | None) -> list[tuple]:
-    """``_GRANTED``'s text as ``GRANTS``' rows (addresses and roles hold no control characters)."""
+    """``_GRANTED``'s text as ``GRANTS``' rows: a grant's person is a person of the world, whose address holds
+    no control character (``worlds.model.Address``), and its role is one of three words."""
     return [tuple(grant.split("\x1f")) for grant in packed.split("\x1e")] if packed else []
 
 
