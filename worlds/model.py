@@ -4,14 +4,25 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, overload
+from typing import Annotated, Any, overload
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def _address(value: str) -> str:
+    if not value or any(c <= " " or c == "\x7f" for c in value):
+        raise ValueError(f"{value!r} is not an email address: it is empty or holds a space or a control character")
+    return value
+
+
+# An email address as worlds hold it: no spaces, no control characters (the apps' fast paths join addresses
+# with control characters, apps/docs/fastpath.py).
+Address = Annotated[str, AfterValidator(_address)]
 
 
 def unchecked(cls, fields: dict):
@@ -35,7 +46,7 @@ class Person(Strict):
     """Someone who works at the company and owns a mailbox."""
 
     name: str
-    email: str
+    email: Address
     title: str
     team: str
     manager: str | None = None
@@ -45,7 +56,7 @@ class Outsider(Strict):
     """Someone outside the company who appears in the data (a customer, a candidate, a vendor)."""
 
     name: str
-    email: str
+    email: Address
     organisation: str
     title: str | None = None
 

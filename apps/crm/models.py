@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field as PydanticField
 from pydantic import create_model
-from sqlalchemy import String
+from sqlalchemy import Index, String, literal_column
 from sqlmodel import Field, SQLModel
 
 from apps.crm.picklists import (
@@ -136,6 +136,11 @@ class Lead(Record, table=True):
 
 class Opportunity(Record, table=True):
     __tablename__ = "crm_opportunity"
+    # ``query`` ordered by amount either way (then by ``id``, as every query ends: ties keep that order) reads an
+    # index in order, with no sort; a range on amount (``WHERE amount > 50000``) is searched in one. One index
+    # cannot serve both: read backwards, (amount, id) gives id descending within a tie, so SQLite sorts each tie.
+    __table_args__ = (Index("ix_crm_opportunity_amount", "amount", "id"),
+                      Index("ix_crm_opportunity_amount_desc", literal_column("amount desc"), "id"))
     account_id: int = attr(foreign_key="crm_account.id", index=True, update=False, world=False,
                            description="Id of the account the deal is with")
     name: str = attr(index=True, description="Name of the deal, e.g. 'Globex - Renewal 2026'")

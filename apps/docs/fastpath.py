@@ -26,19 +26,24 @@ _CHAIN = (
     " select id, parent_id, drive_id, owner, general_access, trashed_at, name from chain order by depth")
 _NODE = "select id, parent_id, drive_id, owner, general_access, trashed_at, name from docs_item where id = ?"
 _DEEPEST = 10000   # _CHAIN's bound: a loop of folders (which no operation makes) ends there too
-# The rest of what the reads show, in one statement (?1 the item, ?2 the person, ?3 the item's drive): the item's
-# columns, whether the person starred it, their drive role, the drive's name, revisions, open comments, the
-# current revision.
-_ITEM = ("select kind, mime_type, size, created_at, created_by, modified_at, modified_by,"
+# The item's node (``_NODE``'s columns) and the rest of what the reads show, in one statement (?1 the item, ?2 the
+# person): the item's columns, whether the person starred it, their drive role, the drive's name, revisions, open
+# comments, the current revision, then the grants on the item (``_GRANTED``).
+_GRANTED = "(select group_concat(person || x'1f' || role, x'1e') from docs_permission where item_id = i.id)"
+_ITEM = ("select id, parent_id, drive_id, owner, general_access, trashed_at, name,"
+         " kind, mime_type, size, created_at, created_by, modified_at, modified_by,"
          " exists(select 1 from docs_star where item_id = ?1 and person = ?2),"
-         " (select role from docs_drive_member where drive_id = ?3 and person = ?2),"
-         " (select name from docs_drive where id = ?3),"
+         " (select role from docs_drive_member m where m.drive_id = i.drive_id and m.person = ?2),"
+         " (select name from docs_drive d where d.id = i.drive_id),"
          " (select count(*) from docs_revision where item_id = ?1),"
          " (select count(*) from docs_comment where item_id = ?1 and parent_id is null and resolved = 0),"
-         " (select max(number) from docs_revision where item_id = ?1)"
-         " from docs_item where id = ?1")
+         " (select max(number) from docs_revision where item_id = ?1), "
+         + _GRANTED + " from docs_item i where id = ?1")
+# A folder above: its node and the grants on it.
+_PARENT = f"select id, parent_id, drive_id, owner, general_access, trashed_at, name, {_GRANTED} from docs_item i where id = ?"
 _BODY = "select body, content from docs_item where id = ?"
 GRANTS = "select person, role from docs_permission where item_id = ?"   # the order the ORM path reads them in
+# (``_GRANTED`` aggregates the same rows in the same order: by person, the primary key's index)
 DRIVE_ROLE = "select role from docs_drive_member where drive_id = ? and person = ?"
 _people: tuple = (None, {})   # (a world's people, by address): built again only for another list of people
 
@@ -66,12 +71,28 @@ def chain(ctx: Ctx, item_id: int, field: str) -> list[tuple]:
     return found
 
 
+def _grants(packed: str | None) -> list[tuple]:
+    """``_GRANTED``'s text as ``GRANTS``' rows: a grant's person is a person of the world, whose address holds
+    no control character (``worlds.model.Address``), and its role is one of three words."""
+    return [tuple(grant.split("\x1f")) for grant in packed.split("\x1e")] if packed else []
+
+
 def _opened(ctx: Ctx, file_id: int) -> tuple[list, list, tuple, str]:
-    """``access.require(..., "viewer", ...)``: the chain, each node's grants, the item's row and the actor's role."""
+    """``access.require(..., "viewer", ...)``: the chain, each node's grants, the item's row and the actor's role,
+    in one statement for the item and one for each folder above (as ``chain`` walks them)."""
     conn = ctx.sql
-    nodes = chain(ctx, file_id, "file_id")
-    item = conn.execute(_ITEM, (file_id, ctx.actor, nodes[0][2])).fetchone()
-    grants = [conn.execute(GRANTS, (node[0],)).fetchall() for node in nodes]
+    row = conn.execute(_ITEM, (file_id, ctx.actor)).fetchone()
+    if row is None:
+        raise NotFound(f"no file or folder with id {file_id}", field="file_id")
+    nodes, item, grants = [row[:7]], row[7:20], [_grants(row[20])]
+    parent = row[1]
+    while parent is not None and len(nodes) <= _DEEPEST:
+        above = conn.execute(_PARENT, (parent,)).fetchone()
+        if above is None:
+            break
+        nodes.append(above[:7])
+        grants.append(_grants(above[7]))
+        parent = above[1]
     role = role_of(ctx.actor, nodes, grants, item[8])
     if role is None:
         raise Forbidden(f"you have no access to {item[0]} {file_id}; ask its owner to share it with you", field="file_id")

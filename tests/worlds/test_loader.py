@@ -132,3 +132,14 @@ def test_a_clean_world_loads_and_keeps_header_lines(world_dir):
     world = load_world(world_dir, world_sections())
     first = next(m for m in world.sections["mail"].messages if m.message_id == "<g1@globex.example>")
     assert first.lines["x-attachment"] == 6 and first.attachments[0].filename == "quote.csv"
+
+
+def test_an_address_with_a_control_character_or_a_space_is_refused_with_its_line(tmp_path):
+    """Addresses hold no space or control character (the docs fast path joins them with control characters)."""
+    world = make_world(tmp_path)
+    edit_yaml(world / "world.yaml", lambda d: (d["people"][2].update(email="mei\x1f@small.test"),
+                                               d["outsiders"].append({"name": "X", "email": "x y@out.test",
+                                                                      "organisation": "x"})))
+    text = "\n".join(problems_of(world))
+    assert "people.2.email" in text and "'mei\\x1f@small.test' is not an email address" in text
+    assert "'x y@out.test' is not an email address" in text
