@@ -290,7 +290,8 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
         conn.close()
     sampler.cancel()
     after = await _settled(pid, start)
-    memory = {"allocator": allocator(pid), "start_rest_warm": round(start_rest_warm, 1), "start": round(start, 1), "peak": round(peak[0], 1), "loaded": round(loaded, 1),
+    memory = {"allocator": allocator(pid), "start_rest_warm": round(start_rest_warm, 1),
+              "start": round(start, 1), "peak": round(peak[0], 1), "loaded": round(loaded, 1),
               "after_delete": round(after, 1), "after_vs_start_pct": round((after - start) / start * 100, 1)}
     return {"episodes": episodes, "seconds_per_run": seconds, "calls": [f"{a}.{o}" for a, o, _ in CALLS],
             "setup": setup, "paced": paced, "saturation": saturation, "episodes_left": left, "memory_mb": memory,
