@@ -10,7 +10,9 @@ client connections left open after 300 episodes were deleted, 9% above the start
 release, 4% after the second). A server that
 keeps creating and deleting episodes (a training run) never pays for it: releasing during the run cost
 the task check a quarter of its time, in full collections and in pages SQLite had to fault back in, while
-glibc reuses the freed pages for the next episodes anyway. Without glibc it does nothing.
+glibc reuses the freed pages for the next episodes anyway. Without glibc it does nothing. For the same
+reason a release waits while live episodes are being called (``_release``), and one that finds no episode
+refreezes (``_refrozen``); ``officeworld up`` also makes full collections rarer (``fewer_full_collections``).
 
 Python's own small-object allocator (pymalloc) gives an arena (1 MiB) back only once every object in it
 is gone, and the few long-lived objects a load creates (worker threads, grown dicts, a session's leftovers:
