@@ -70,6 +70,7 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
     base = f"http://{host}:{port}"
     catalog = task_catalog(store)
     memory.freeze_startup()   # the imports, the compiled world and the catalog: out of the collector's scans
+    memory.fewer_full_collections()   # a full collection walks every live episode's objects
     if resume:
         from simulator.trajectories.resume import resume as resume_episodes
 

@@ -12,6 +12,8 @@ store is next asked to create or list.
 
 from __future__ import annotations
 
+import contextlib
+import math
 import secrets
 import threading
 import time
@@ -78,6 +80,7 @@ class EpisodeStore:
             for name, app in apps.items()}
         self._worlds: dict[str, CompiledWorld] = {}
         self._episodes: dict[str, Episode] = {}
+        self._making = 0   # episodes being created or forked, not yet added (``emptied``)
         self._lock = threading.Lock()
 
     def _source(self, app: str):
@@ -119,6 +122,11 @@ class EpisodeStore:
         ``episode_id`` is for an episode rebuilt from its file (``simulator.trajectories.resume``),
         which keeps its id and its file (no recorder is made here: the caller reopens the file)."""
         self.drop_idle()
+        with self._made():
+            return self._create(world, actor, task=task, record=record, meta=meta, episode_id=episode_id)
+
+    def _create(self, world: str, actor: str | None, *, task, record: bool | None, meta: dict | None,
+                episode_id: str | None) -> Episode:
         compiled = self.world(world)
         info = compiled.info
         actor = (actor or info.default_actor).strip().lower()
@@ -135,6 +143,28 @@ class EpisodeStore:
             episode.recorder = Recorder(self._file(episode.id), header_for(episode, compiled, task, meta=meta))
         self._add(episode)
         return episode
+
+    @contextlib.contextmanager
+    def _made(self):
+        with self._lock:
+            self._making += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._making -= 1
+
+    @contextlib.contextmanager
+    def emptied(self):
+        """Whether no episode is live nor being made, held true while inside: no episode can be added
+        meanwhile (``simulator.store.memory`` freezes what is alive only then)."""
+        with self._lock:
+            yield not self._episodes and not self._making
+
+    def activity(self) -> tuple[int, float]:
+        """Live episodes, and the seconds since the last call in any of them (or its creation)."""
+        live = self.list()
+        return len(live), min((self.idle_for(e) for e in live), default=math.inf)
 
     def _file(self, episode_id: str) -> Path:
         assert self.trajectory_dir is not None  # asked only when episodes are recorded
@@ -155,7 +185,7 @@ class EpisodeStore:
         """A copy of the episode; when the parent keeps a file, so does the child (its file starts with
         the parent's header and steps, so that it replays alone)."""
         parent = self.get(episode_id)
-        with parent.lock:
+        with self._made(), parent.lock:
             child = parent.fork(_new_id())
             if isinstance(parent.recorder, Recorder):
                 header = parent.recorder.header.model_copy(update={"episode": child.id, "forked_from": parent.id})
@@ -193,7 +223,7 @@ class EpisodeStore:
         episode.close()
         for listener in self.on_delete:
             listener(episode_id)
-        release_soon()
+        release_soon(self)
 
     def idle_for(self, episode: Episode) -> float:
         """Seconds since the episode's last call (or its creation)."""

@@ -4,6 +4,7 @@ and the server starts new ones when it next needs them. No figure is asserted.""
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -78,3 +79,85 @@ def test_deletions_release_twice_once_they_stop(monkeypatch):
     # Once after the countdown, once more later (what was freed meanwhile, e.g. connections closed idle).
     assert _trims_after(monkeypatch, 1) == 2
     assert _trims_after(monkeypatch, 5) == 2   # deletions in a row restart the countdown: still one pair
+
+
+def test_a_release_waits_while_live_episodes_are_called_and_comes_once_they_stop(monkeypatch):
+    # A release's full collection walks every live episode's objects with the GIL held: not while they are called.
+    trims: list[int] = []
+    monkeypatch.setattr(memory, "_trim", lambda pad: trims.append(pad) or 0)
+    monkeypatch.setattr(memory, "_DELAY", 0.1)
+    monkeypatch.setattr(memory, "_AGAIN", 0.2)
+    monkeypatch.setattr(memory, "_QUIET_S", 0.3)
+    store = EpisodeStore()
+    gone, busy = store.create("acme"), store.create("acme")
+    with TestClient(build_app(store, token=TOKEN)) as api:
+        assert api.delete(f"/v1/episodes/{gone.id}", headers=CONTROL).status_code == 204
+        until = time.monotonic() + 1.5
+        while time.monotonic() < until:   # one live episode called every 0.1 s: the release waits
+            assert api.post(f"/episodes/{busy.id}/api/mail/search", json={"query": "renewal"}).status_code == 200
+            time.sleep(0.1)
+        assert trims == []
+        deadline = time.monotonic() + 10
+        while len(trims) < 2 and time.monotonic() < deadline:   # the calls stopped: released, twice
+            time.sleep(0.05)
+        assert len(trims) == 2 and len(store) == 1
+
+
+def _frozen_here(obj: object) -> bool:
+    return not any(o is obj for o in gc.get_objects())   # tracked, and in no generation a collection scans
+
+
+def test_a_release_refreezes_only_when_no_episode_is_live_nor_being_made(monkeypatch):
+    monkeypatch.setattr(memory, "_frozen", True)   # as after ``freeze_startup`` in ``officeworld up``
+    store = EpisodeStore()
+    try:
+        episode = store.create("acme")
+        loaded = [{"since": "the start"}]   # e.g. the MCP SDK, imported on the first MCP request
+        assert not memory._refrozen(store) and not _frozen_here(loaded) and not _frozen_here(episode)
+        store.delete(episode.id)
+        held = threading.Event()
+        made: list = []
+        with store.emptied() as empty:   # no episode can be added while a refreeze holds it
+            assert empty
+            maker = threading.Thread(target=lambda: (held.set(), made.append(store.create("acme"))))
+            maker.start()
+            held.wait(5)
+            time.sleep(0.3)
+            assert not made and len(store) == 0
+        maker.join(10)
+        assert made and not memory._refrozen(store)   # an episode live: nothing frozen
+        store.delete(made[0].id)
+        assert memory._refrozen(store) and _frozen_here(loaded)
+        later = store.create("acme")   # episodes made afterwards stay where collections find them
+        assert not _frozen_here(later) and gc.get_freeze_count() > 0
+        store.delete(later.id)
+    finally:
+        gc.unfreeze()
+
+
+def _full_collections_while_growing(objects: int) -> int:
+    full: list[int] = []
+    def seen(phase: str, info: dict) -> None:
+        if phase == "start" and info["generation"] == 2:
+            full.append(1)
+    gc.callbacks.append(seen)
+    try:
+        kept = [[i] for i in range(objects)]   # long-lived containers, as live episodes' objects and steps
+    finally:
+        gc.callbacks.remove(seen)
+    del kept
+    return len(full)
+
+
+def test_officeworld_up_lets_full_collections_come_far_more_seldom():
+    # A full collection walks every live object with the GIL held (0.3 s with 500 episodes): rarely.
+    before = gc.get_threshold()
+    try:
+        gc.collect()
+        assert _full_collections_while_growing(400_000) >= 1   # Python's default: several along the way
+        memory.fewer_full_collections()
+        assert gc.get_threshold() == (*before[:2], memory._FULL_AFTER)
+        gc.collect()
+        assert _full_collections_while_growing(400_000) == 0
+    finally:
+        gc.set_threshold(*before)
