@@ -90,12 +90,15 @@ class Step(Strict):
 
     def model_dump_json(self, **options: Any) -> str:
         """As pydantic writes it; without options, the kept result's bytes go in as they are (not decoded
-        and encoded again: a trajectory file's line, the control API's call), around the other fields."""
+        and encoded again: a trajectory file's line, the control API's call), in one pass over the other
+        fields: put back with the error (none) before ``"mutates"``, whose ``,"mutates":`` is the last one
+        written (after it come only booleans, times, numbers and a string)."""
         stored = self.__dict__.get("result")
-        if options or type(stored) is not bytes:
+        if options or self.error is not None or type(stored) is not bytes:
             return super().model_dump_json(**options)
-        head, tail = super().model_dump_json(include=_BEFORE), super().model_dump_json(include=_AFTER)
-        return f'{head[:-1]},"result":{stored.decode()},{tail[1:]}'
+        rest = super().model_dump_json(exclude=_UNWRITTEN)
+        at = rest.rindex(',"mutates":')
+        return f'{rest[:at]},"result":{stored.decode()},"error":null{rest[at:]}'
 
     def __repr_args__(self):
         return [(k, self.result if k == "result" else v) for k, v in super().__repr_args__()]
@@ -122,8 +125,7 @@ class Step(Strict):
 
 
 _STEP_FIELDS = Step.model_fields.keys()
-_BEFORE = set(list(_STEP_FIELDS)[:list(_STEP_FIELDS).index("result")])   # written before and after the result
-_AFTER = set(_STEP_FIELDS) - _BEFORE - {"result"}
+_UNWRITTEN = {"result", "error"}   # spliced back by model_dump_json
 # ``step.result`` reads the kept result decoded; setting it keeps the new one. Added after the class is
 # built, as pydantic takes a name given in the class body for a field's default; ``__setattr__`` calls a
 # property's setter.
