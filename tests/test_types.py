@@ -39,3 +39,10 @@ def test_the_side_venvs_package_checks_against_the_side_venv(tmp_path):
                            "--no-error-summary", "-p", "officeworld_verifiers"],
                           cwd=ROOT / "trainers" / "verifiers_taskset", capture_output=True, text=True, timeout=580)
     assert done.returncode == 0, f"mypy found errors:\n{done.stdout}{done.stderr}"
+
+
+def test_ruff_finds_nothing():
+    """The linter with ``[tool.ruff]``'s rules (pycodestyle, pyflakes, import order) over the whole tree."""
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "."], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, f"ruff found problems:\n{done.stdout}{done.stderr}"
