@@ -6,13 +6,22 @@ Python SDK's ``ClientSession`` over streamable HTTP, the official TypeScript SDK
 (``ts_client.cjs``), and a bare JSON-RPC ``tools/call`` in a session (the MCP handshake's
 ``Mcp-Session-Id``) from httpx and from Node's fetch; each with the server's CPU per call from /proc.
 ``python bench/peers/ours_probe.py REPEAT``; prints JSON. The tool is ``mail_get_message`` on a real
-mailbox (a recorded step), where OpenEnv's is a stub reading a dict."""
+mailbox (a recorded step), where OpenEnv's is a stub reading a dict.
+
+Then each client's own floor (``floor``): the same clients, and the SDK's default ``mcp.Client`` (the 2026
+revision), before ``canned.py``, an endpoint that answers each repeated ``tools/call`` from memory with the
+bytes officeworld's server answered it with (handshake, ``tools/list`` and the first call are the real
+server's). What a client takes there is the least any server could give it on this machine, and its own
+CPU per call is measured in this process (``client_cpu_us_per_call``; the Node client's is not)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -20,7 +29,7 @@ import httpx
 HERE = Path(__file__).parent
 sys.path[:0] = [str(HERE), str(HERE.parents[1])]
 
-from common import atimes, jsonrpc_call, times, ts_client  # noqa: E402
+from common import WARMUP, atimes, jsonrpc_call, times, ts_client  # noqa: E402
 
 from simulator.bench import scale, served  # noqa: E402
 
@@ -40,6 +49,52 @@ async def official_client(url: str, repeat: int, pid: int) -> dict:
         return await atimes(lambda: session.call_tool(TOOL, ARGS), repeat,
                             "official Python SDK ClientSession over streamable HTTP, in the session its "
                             "initialize made", pid)
+
+
+async def client_2026(url: str, repeat: int, pid: int) -> dict:
+    """The SDK's default client, ``mcp.Client`` (the 2026 revision: no session, one exchange per call)."""
+    from mcp import Client
+
+    async with Client(url) as client:
+        result = await client.call_tool(TOOL, ARGS)
+        if result.is_error:
+            raise SystemExit(f"ours_probe: mcp.Client's call failed: {result.content}")
+        return await atimes(lambda: client.call_tool(TOOL, ARGS), repeat,
+                            "official Python SDK mcp.Client (its default, 2026 revision) over streamable HTTP", pid)
+
+
+async def client_cpu(figure, repeat: int) -> dict:
+    """``figure`` (a coroutine of ``atimes``) with this process's CPU per call beside it (warm-up included)."""
+    started = time.process_time()
+    out = await figure
+    out["client_cpu_us_per_call"] = round((time.process_time() - started) * 1e6 / (repeat + WARMUP), 1)
+    return out
+
+
+@contextlib.contextmanager
+def canned(upstream: str):
+    """``canned.py`` before ``upstream``: its URL and pid."""
+    child = subprocess.Popen([sys.executable, str(HERE / "canned.py"), upstream], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        yield f"http://127.0.0.1:{int(child.stdout.readline())}/mcp", child.pid
+    finally:
+        child.terminate()
+        child.wait(timeout=10)
+
+
+def floors(http: httpx.Client, url: str, repeat: int) -> dict:
+    """Each client before ``canned.py`` (see the module): its own cost, with no server work behind it."""
+    with canned(url) as (floor, pid):
+        headers, call = handshake(http, floor), jsonrpc_call(TOOL, ARGS)
+        return {
+            "jsonrpc_session_call": times(lambda: http.post(floor, content=call, headers=headers), repeat,
+                                          "httpx: a JSON-RPC tools/call in a session, answered from memory", pid),
+            "ts_jsonrpc_session_call": ts_client("jsonrpc", floor, TOOL, ARGS, repeat, pid=pid),
+            "official_python_client_call": asyncio.run(client_cpu(official_client(floor, repeat, pid), repeat)),
+            "official_python_client_2026_call": asyncio.run(client_cpu(client_2026(floor, repeat, pid), repeat)),
+            "ts_sdk_call": ts_client("sdk", floor, TOOL, ARGS, repeat, pid=pid),
+        }
 
 
 def handshake(http: httpx.Client, url: str) -> dict:
@@ -69,9 +124,11 @@ def main(repeat: int) -> None:
                                           "httpx (keep-alive): a JSON-RPC tools/call POSTed to /episodes/{id}/mcp, "
                                           "in the session the MCP handshake made (Mcp-Session-Id)", pid),
             "ts_jsonrpc_session_call": ts_client("jsonrpc", url, TOOL, ARGS, repeat, pid=pid),
-            "official_python_client_call": asyncio.run(official_client(url, repeat, pid)),
+            "official_python_client_call": asyncio.run(client_cpu(official_client(url, repeat, pid), repeat)),
+            "official_python_client_2026_call": asyncio.run(client_cpu(client_2026(url, repeat, pid), repeat)),
             "ts_sdk_call": ts_client("sdk", url, TOOL, ARGS, repeat, pid=pid),
         }
+        out["floor"] = floors(http, url, repeat)
     print(json.dumps(out))
 
 
