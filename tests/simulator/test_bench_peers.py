@@ -3,7 +3,9 @@ and run by hand, never here) and the many-live-episodes figure on a generated wo
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
+import os
 from pathlib import Path
 
 from simulator.bench import live
@@ -99,3 +101,25 @@ def test_client_floors_are_their_own_group_compared_with_the_peers_figure_withou
     assert rows[("same_client.floor.jsonrpc_session_call", "openenv jsonrpc_session_call")].ratio == 0.3
     shown = pairs.table([python])
     assert "the least that client's ratio could be" in shown and "server CPU per call" not in shown
+
+
+def test_calls_in_turns_alternate_and_give_each_its_own_figure():
+    spec = importlib.util.spec_from_file_location("peer_common", Path(__file__).parents[2] / "bench" / "peers" / "common.py")
+    common = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(common)
+    order: list[str] = []
+    pids = {"a": os.getpid(), "b": os.getpid()}
+    out = common.times_in_turns({"a": lambda: order.append("a"), "b": lambda: order.append("b")}, 5,
+                                {"a": "first", "b": "second"}, pids)
+    assert order[2 * common.WARMUP:] == ["a", "b"] * 5
+    assert {k: (v["samples"], v["measured"]) for k, v in out.items()} == {"a": (5, "first"), "b": (5, "second")}
+    assert all(v["server_cpu_us_per_call"] >= 0 for v in out.values())
+
+    async def call(name):
+        order.append(name)
+
+    order.clear()
+    both = asyncio.run(common.atimes_in_turns({"a": lambda: call("a"), "b": lambda: call("b")}, 4,
+                                              {"a": "first", "b": "second"}, pids))
+    assert order[2 * common.WARMUP:] == ["a", "b"] * 4
+    assert both["b"]["samples"] == 4 and both["b"]["client_cpu_us_per_call"] >= 0
