@@ -70,6 +70,47 @@ async def atimes(fn: Callable[[], Awaitable[object]], repeat: int, what: str, pi
     return _with_cpu(summary(samples, what), cpu)
 
 
+def times_in_turns(fns: dict[str, Callable[[], object]], repeat: int, what: dict[str, str],
+                   pids: dict[str, int]) -> dict[str, dict]:
+    """``times`` for several calls taking turns (one of each, round after round): each under the same load."""
+    for fn in fns.values():
+        for _ in range(WARMUP):
+            fn()
+    samples: dict[str, list[float]] = {k: [] for k in fns}
+    cpu: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(repeat):
+        for k, fn in fns.items():
+            before = server_cpu_s(pids[k])
+            started = time.perf_counter()
+            fn()
+            samples[k].append((time.perf_counter() - started) * 1e6)
+            cpu[k].append((server_cpu_s(pids[k]) - before) * 1e6)
+    return {k: _with_cpu(summary(samples[k], what[k]), cpu[k]) for k in fns}
+
+
+async def atimes_in_turns(fns: dict[str, Callable[[], Awaitable[object]]], repeat: int, what: dict[str, str],
+                          pids: dict[str, int]) -> dict[str, dict]:
+    """``atimes`` for several calls taking turns, as ``times_in_turns``; with this process's CPU per call too."""
+    for fn in fns.values():
+        for _ in range(WARMUP):
+            await fn()
+    samples: dict[str, list[float]] = {k: [] for k in fns}
+    cpu: dict[str, list[float]] = {k: [] for k in fns}
+    mine: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(repeat):
+        for k, fn in fns.items():
+            before, own = server_cpu_s(pids[k]), time.process_time()
+            started = time.perf_counter()
+            await fn()
+            samples[k].append((time.perf_counter() - started) * 1e6)
+            mine[k].append((time.process_time() - own) * 1e6)
+            cpu[k].append((server_cpu_s(pids[k]) - before) * 1e6)
+    out = {k: _with_cpu(summary(samples[k], what[k]), cpu[k]) for k in fns}
+    for k, figure in out.items():
+        figure["client_cpu_us_per_call"] = round(sorted(mine[k])[len(mine[k]) // 2], 1)
+    return out
+
+
 def _with_cpu(figure: dict, cpu: list[float]) -> dict:
     if cpu:
         figure["server_cpu_us_per_call"] = round(sorted(cpu)[len(cpu) // 2], 1)
@@ -91,6 +132,23 @@ def ts_client(mode: str, url: str, tool: str, args: dict, repeat: int, *flavour:
     if pid and "error" not in out:  # the handshake and warm-up are a few calls in REPEAT + 10: an upper bound
         out["server_cpu_us_per_call_at_most"] = round((server_cpu_s(pid) - cpu) * 1e6 / (repeat + WARMUP), 1)
     return out
+
+
+def ts_clients_in_turns(mode: str, urls: dict[str, str], tool: str, args: dict, repeat: int,
+                        pids: dict[str, int]) -> dict[str, dict]:
+    """The TypeScript client before several servers, its calls taking turns (``ts_client.cjs`` with URLs
+    comma-separated): a figure per server, each with that server's CPU per call (an upper bound, as ``ts_client``)."""
+    names = list(urls)
+    joined = ",".join(urls[name] for name in names)
+    before = {name: server_cpu_s(pids[name]) for name in names}
+    out = ts_client(mode, joined, tool, args, repeat)
+    if "error" in out:
+        return {name: out for name in names}
+    figures = dict(zip(names, out["runs"]))
+    for name, figure in figures.items():
+        figure["server_cpu_us_per_call_at_most"] = round(
+            (server_cpu_s(pids[name]) - before[name]) * 1e6 / (repeat + WARMUP), 1)
+    return figures
 
 
 def jsonrpc_call(tool: str, args: dict, request_id: int = 1, **extra) -> bytes:

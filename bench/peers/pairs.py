@@ -9,7 +9,12 @@ The MCP pairs of ``SAME_CLIENT`` put the same client before both servers (``ours
 ``openenv_probe.py``), so their ratio is the servers' and not the clients': a bare JSON-RPC ``tools/call``
 in a session from httpx and from Node's fetch, and the official Python and TypeScript SDK clients, which
 OpenEnv's ``/mcp`` refuses (its own JSON-RPC endpoint, not MCP's streamable HTTP); such a row says
-NOT REACHABLE and why, with no ratio. Each also gives both servers' CPU per call, read from /proc."""
+NOT REACHABLE and why, with no ratio. Each also gives both servers' CPU per call, read from /proc.
+
+``FLOOR`` puts each client before ``canned.py``, an endpoint that answers from memory: that client's wall
+time with no server work behind it, against the peer's. Its ratio is the least that client's ratio could
+be with any server on this machine (a client whose floor is above a third of the peer's cannot be brought
+under a third by the server)."""
 
 from __future__ import annotations
 
@@ -17,6 +22,8 @@ from typing import Any, NamedTuple
 
 IN_PROCESS, HTTP = "in process (CPU µs)", "server in its own process (wall µs)"
 SAME_CLIENT = "MCP tools/call, the same client on both servers, each in its own process (wall µs; server CPU per call)"
+FLOOR = ("MCP tools/call, each client alone: answered from memory by canned.py, so the least any server could "
+         "give that client here (wall µs)")
 
 # Each officeworld figure once: (group, its path in `officeworld bench`'s JSON, what it measured).
 OURS: dict[str, tuple[str, tuple[str, ...], str]] = {
@@ -48,6 +55,19 @@ OURS: dict[str, tuple[str, tuple[str, ...], str]] = {
                         "official Python SDK ClientSession, streamable HTTP"),
     "same_ts_sdk": (SAME_CLIENT, ("same_client", "ts_sdk_call"),
                     "official TypeScript SDK Client, streamable HTTP"),
+    "same_python_2026": (SAME_CLIENT, ("same_client", "official_python_client_2026_call"),
+                         "official Python SDK mcp.Client (its default, the 2026 revision), streamable HTTP"),
+    # The same clients before canned.py (ours_probe.py's "floor"): each client's own cost.
+    "floor_jsonrpc": (FLOOR, ("same_client", "floor", "jsonrpc_session_call"),
+                      "httpx: a JSON-RPC tools/call in a session, answered from memory"),
+    "floor_ts_jsonrpc": (FLOOR, ("same_client", "floor", "ts_jsonrpc_session_call"),
+                         "Node fetch: a JSON-RPC tools/call in a session, answered from memory"),
+    "floor_python_sdk": (FLOOR, ("same_client", "floor", "official_python_client_call"),
+                         "official Python SDK ClientSession, answered from memory"),
+    "floor_python_2026": (FLOOR, ("same_client", "floor", "official_python_client_2026_call"),
+                          "official Python SDK mcp.Client (2026), answered from memory"),
+    "floor_ts_sdk": (FLOOR, ("same_client", "floor", "ts_sdk_call"),
+                     "official TypeScript SDK Client, answered from memory"),
 }
 
 # Which officeworld figure is compared with which peer figure: (ours, peer, peer figure).
@@ -76,7 +96,14 @@ AGAINST = [
     ("same_ts_sdk", "openenv", "ts_sdk_call"),
     # Not the same client: each server with an official MCP client it accepts (OpenEnv's is its own).
     ("same_python_sdk", "openenv", "client_call_tool"),
+    ("same_python_2026", "openenv", "client_call_tool"),
     ("same_ts_sdk", "openenv", "client_call_tool"),
+    # Each client's floor against the peer's figure for that client (or, for the SDK clients OpenEnv refuses, its own).
+    ("floor_jsonrpc", "openenv", "jsonrpc_session_call"),
+    ("floor_ts_jsonrpc", "openenv", "ts_jsonrpc_session_call"),
+    ("floor_python_sdk", "openenv", "client_call_tool"),
+    ("floor_python_2026", "openenv", "client_call_tool"),
+    ("floor_ts_sdk", "openenv", "client_call_tool"),
 ]
 
 # (group, officeworld figure's path, what it measured, peer, peer figure), one per comparison.
@@ -162,14 +189,17 @@ def ratios(ow: dict, peers: dict[str, dict]) -> list[Ratio]:
 def table(rows: list[Ratio]) -> str:
     lines = []
     for group in dict.fromkeys(row.group for row in rows):
-        lines.append(f"\n{group}: officeworld vs peer, ratio (below 1: officeworld is faster)")
+        if group == FLOOR:
+            lines.append(f"\n{group}: the client alone vs the peer, ratio (the least that client's ratio could be)")
+        else:
+            lines.append(f"\n{group}: officeworld vs peer, ratio (below 1: officeworld is faster)")
         for row in (r for r in rows if r.group == group):
             ours = "n/a" if row.ours_us is None else f"{row.ours_us:.1f}"
             theirs = "n/a" if row.peer_us is None else f"{row.peer_us:.1f}"
             ratio = "n/a" if row.ratio is None else f"{row.ratio:.2f}"
             lines.append(f"  {ratio:>6}  {ours:>10} µs  {row.ours}: {row.ours_measured}")
             lines.append(f"  {'':>6}  {theirs:>10} µs  {row.peer}: {row.peer_measured}")
-            if row.ours_cpu_us is not None or row.peer_cpu_us is not None:
+            if row.group != FLOOR and (row.ours_cpu_us is not None or row.peer_cpu_us is not None):
                 cpu = "n/a" if row.cpu_ratio is None else f"{row.cpu_ratio:.2f}"
                 lines.append(f"  {cpu:>6}  server CPU per call: officeworld {_us(row.ours_cpu_us)}, "
                              f"{row.peer.split()[0]} {_us(row.peer_cpu_us)}")

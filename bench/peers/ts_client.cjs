@@ -9,7 +9,10 @@
 //                                                          MCP handshake's Mcp-Session-Id, or with
 //                                                          "openenv" OpenEnv's openenv/session/create
 //
-// Prints one JSON line: {median_us, p90_us, samples, measured} or {error, measured}. The SDK comes from
+// URL may be several, comma-separated: each gets its own client and session, and the timed calls take turns
+// (one call on each, round after round), so every URL is measured under the same load; then the line is
+// {runs: [one figure per URL]}.
+// Prints one JSON line: {median_us, p90_us, samples, measured, client_cpu_us_per_call} or {error, measured}. The SDK comes from
 // tools/inspector/node_modules (the MCP Inspector's install), so nothing is downloaded.
 "use strict";
 const path = require("path");
@@ -26,33 +29,36 @@ function summary(samples, measured) {
            samples: samples.length, measured };
 }
 
-async function timed(call, repeat, measured) {
-  for (let i = 0; i < WARMUP; i++) await call();
-  const samples = [];
+async function timedInTurns(clients, repeat) {
+  for (const { call } of clients) for (let i = 0; i < WARMUP; i++) await call();
+  const samples = clients.map(() => []), cpu = clients.map(() => []);
   for (let i = 0; i < repeat; i++) {
-    const started = process.hrtime.bigint();
-    await call();
-    samples.push(Number(process.hrtime.bigint() - started) / 1000);
+    for (const [k, { call }] of clients.entries()) {
+      const own = process.cpuUsage(), started = process.hrtime.bigint();
+      await call();
+      samples[k].push(Number(process.hrtime.bigint() - started) / 1000);
+      const used = process.cpuUsage(own);
+      cpu[k].push(used.user + used.system);
+    }
   }
-  return summary(samples, measured);
+  return clients.map(({ measured }, k) => {
+    cpu[k].sort((a, b) => a - b);  // this process's CPU per call (µs, its median), as the Python probes give theirs
+    return { ...summary(samples[k], measured), client_cpu_us_per_call: cpu[k][Math.floor(cpu[k].length / 2)] };
+  });
 }
 
-async function viaSdk(url, tool, args, repeat) {
+async function viaSdk(url, tool, args) {
   const { Client } = sdk("@modelcontextprotocol/sdk/client/index.js");
   const { StreamableHTTPClientTransport } = sdk("@modelcontextprotocol/sdk/client/streamableHttp.js");
   const version = require(path.join(INSPECTOR, "node_modules", "@modelcontextprotocol", "sdk", "package.json")).version;
   const client = new Client({ name: "officeworld-bench", version: "0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  try {
-    const call = async () => {
-      const result = await client.callTool({ name: tool, arguments: args });
-      if (result.isError) throw new Error(`tool error: ${JSON.stringify(result.content).slice(0, 300)}`);
-    };
-    return await timed(call, repeat, `official TypeScript SDK ${version}: Client.callTool over `
-                       + "StreamableHTTPClientTransport, in the session its connect made (Node " + process.version + ")");
-  } finally {
-    await client.close();
-  }
+  const call = async () => {
+    const result = await client.callTool({ name: tool, arguments: args });
+    if (result.isError) throw new Error(`tool error: ${JSON.stringify(result.content).slice(0, 300)}`);
+  };
+  return { call, close: () => client.close(), measured: `official TypeScript SDK ${version}: Client.callTool over `
+           + "StreamableHTTPClientTransport, in the session its connect made (Node " + process.version + ")" };
 }
 
 async function post(url, body, headers) {
@@ -63,7 +69,7 @@ async function post(url, body, headers) {
   return { answer, data: JSON.parse(text) };
 }
 
-async function viaJsonRpc(url, tool, args, repeat, openenv) {
+async function viaJsonRpc(url, tool, args, openenv) {
   let headers = {}, params = { name: tool, arguments: args }, id = 0;
   if (openenv) {
     const { data } = await post(url, { jsonrpc: "2.0", id: ++id, method: "openenv/session/create", params: {} });
@@ -83,20 +89,25 @@ async function viaJsonRpc(url, tool, args, repeat, openenv) {
   };
   const how = openenv ? "in the session openenv/session/create made (session_id in params)"
     : "in the session the MCP handshake made (Mcp-Session-Id)";
-  const out = await timed(call, repeat, `fetch (Node ${process.version}): a JSON-RPC tools/call POSTed, ${how}`);
-  if (openenv) {  // OpenEnv's sessions are few: give it back
-    await post(url, { jsonrpc: "2.0", id: ++id, method: "openenv/session/close", params: { session_id: params.session_id } });
-  }
-  return out;
+  const close = async () => {
+    if (openenv) {  // OpenEnv's sessions are few: give it back
+      await post(url, { jsonrpc: "2.0", id: ++id, method: "openenv/session/close", params: { session_id: params.session_id } });
+    }
+  };
+  return { call, close, measured: `fetch (Node ${process.version}): a JSON-RPC tools/call POSTed, ${how}` };
 }
 
 async function main() {
   const [mode, url, tool, argsJson, repeat, flavour] = process.argv.slice(2);
   const args = JSON.parse(argsJson);
+  const clients = [];
   try {
-    const out = mode === "sdk" ? await viaSdk(url, tool, args, Number(repeat))
-      : await viaJsonRpc(url, tool, args, Number(repeat), flavour === "openenv");
-    console.log(JSON.stringify(out));
+    for (const one of url.split(",")) {
+      clients.push(mode === "sdk" ? await viaSdk(one, tool, args) : await viaJsonRpc(one, tool, args, flavour === "openenv"));
+    }
+    const figures = await timedInTurns(clients, Number(repeat));
+    for (const { close } of clients) await close();
+    console.log(JSON.stringify(url.includes(",") ? { runs: figures } : figures[0]));
   } catch (exc) {
     console.log(JSON.stringify({ error: String(exc && exc.message || exc).slice(0, 500),
                                  measured: `${mode} client could not call ${url}` }));

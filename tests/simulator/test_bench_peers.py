@@ -3,7 +3,9 @@ and run by hand, never here) and the many-live-episodes figure on a generated wo
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
+import os
 from pathlib import Path
 
 from simulator.bench import live
@@ -85,3 +87,39 @@ def test_live_episodes_on_a_generated_world_counts_what_it_made_and_stops_at_its
     capped = live.run("s", count=3, repeat=3, deadline_s=60, cap_mb=-1)
     assert capped["live_episodes"] == 0 and capped["stopped_by"].startswith("memory cap")
     assert capped["rest_mail_get_message_among_them"] is None
+
+
+def test_client_floors_are_their_own_group_compared_with_the_peers_figure_without_a_server_cpu_line():
+    ow = {"same_client": {"floor": {
+        "official_python_client_call": {"median_us": 1500.0, "server_cpu_us_per_call": 140.0, "measured": "py"},
+        "jsonrpc_session_call": {"median_us": 600.0, "server_cpu_us_per_call": 100.0, "measured": "httpx"}}}}
+    peers = {"openenv": {"client_call_tool": {"median_us": 2500.0, "server_cpu_us_per_call": 900.0, "measured": "/ws"},
+                         "jsonrpc_session_call": {"median_us": 2000.0, "measured": "httpx"}}}
+    rows = {(r.ours, r.peer): r for r in pairs.ratios(ow, peers)}
+    python = rows[("same_client.floor.official_python_client_call", "openenv client_call_tool")]
+    assert (python.group, python.ours_us, python.peer_us, python.ratio) == (pairs.FLOOR, 1500.0, 2500.0, 0.6)
+    assert rows[("same_client.floor.jsonrpc_session_call", "openenv jsonrpc_session_call")].ratio == 0.3
+    shown = pairs.table([python])
+    assert "the least that client's ratio could be" in shown and "server CPU per call" not in shown
+
+
+def test_calls_in_turns_alternate_and_give_each_its_own_figure():
+    spec = importlib.util.spec_from_file_location("peer_common", Path(__file__).parents[2] / "bench" / "peers" / "common.py")
+    common = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(common)
+    order: list[str] = []
+    pids = {"a": os.getpid(), "b": os.getpid()}
+    out = common.times_in_turns({"a": lambda: order.append("a"), "b": lambda: order.append("b")}, 5,
+                                {"a": "first", "b": "second"}, pids)
+    assert order[2 * common.WARMUP:] == ["a", "b"] * 5
+    assert {k: (v["samples"], v["measured"]) for k, v in out.items()} == {"a": (5, "first"), "b": (5, "second")}
+    assert all(v["server_cpu_us_per_call"] >= 0 for v in out.values())
+
+    async def call(name):
+        order.append(name)
+
+    order.clear()
+    both = asyncio.run(common.atimes_in_turns({"a": lambda: call("a"), "b": lambda: call("b")}, 4,
+                                              {"a": "first", "b": "second"}, pids))
+    assert order[2 * common.WARMUP:] == ["a", "b"] * 4
+    assert both["b"]["samples"] == 4 and both["b"]["client_cpu_us_per_call"] >= 0
