@@ -10,8 +10,11 @@ compared as the stored text, which sorts as the times do (``apps.kit.entity.UtcD
 from __future__ import annotations
 
 import json
+import threading
+import weakref
 from collections import namedtuple
 from datetime import datetime
+from typing import NamedTuple
 
 from apps.docs import fastpath
 from apps.docs import schemas as s
@@ -36,22 +39,77 @@ _UP = ("with recursive up(id, parent_id, drive_id, owner, general_access, trashe
        " from docs_item i join up on i.id = up.parent_id) select * from up")
 
 
-def roles(ctx: Ctx) -> dict[int, tuple[str, bool]]:
-    """``access.all_roles`` for the acting user."""
+Roles = dict[int, tuple[str, bool]]
+Folders = dict[int, tuple[str, int | None]]   # folders' (name, parent id), by id
+
+
+class _Kept(NamedTuple):
+    db: weakref.ref
+    changes: int
+    roles: Roles | None   # None: this state was read once, and only some items' roles resolved
+    live: set[int] | None   # the items with a role, not in the trash
+    folders: Folders | None
+
+
+# The last few (database, person)'s roles of every item and every folder's name, used again while nothing has
+# been written: ``total_changes`` moves with every row written on the connection, by triggers too (as
+# ``AppDatabase.digest`` relies on). Kept only when read outside a transaction (a rollback would not move the
+# counter back), and only once a state is read a second time: the first read after a write resolves what it needs.
+_KEEP = 8
+_kept: dict[tuple[int, str], _Kept] = {}
+_lock = threading.Lock()
+
+
+def _recall(ctx: Ctx) -> _Kept | None:
+    kept = _kept.get((id(ctx.db), ctx.actor))
+    if kept is None or kept.db() is not ctx.db or kept.changes != ctx.sql.total_changes:
+        return None
+    return kept
+
+
+def _keep(ctx: Ctx, roles: Roles | None, live: set[int] | None, folders: Folders | None) -> None:
     conn = ctx.sql
-    return resolve_roles(conn.execute(_ACCESS).fetchall(), dict(conn.execute(_GRANTED, (ctx.actor,))),
-                         dict(conn.execute(_DRIVES, (ctx.actor,))), ctx.actor)
+    if conn.in_transaction:
+        return
+    key = (id(ctx.db), ctx.actor)
+    with _lock:
+        _kept.pop(key, None)
+        _kept[key] = _Kept(weakref.ref(ctx.db), conn.total_changes, roles, live, folders)
+        while len(_kept) > _KEEP:
+            del _kept[next(iter(_kept))]
 
 
-def roles_of(ctx: Ctx, ids) -> tuple[dict[int, tuple[str, bool]], dict[int, tuple]]:
-    """``roles`` for the items ``ids`` (and the folders above them), and those items' and folders' rows
-    (``_UP``'s columns, by id): an item's role depends only on the folders above it, so a few items need not
-    read the whole tree."""
+def roles(ctx: Ctx) -> Roles:
+    """``access.all_roles`` for the acting user (the caller must not change it: it may be kept)."""
+    return _every(ctx)[0]
+
+
+def _every(ctx: Ctx) -> tuple[Roles, set[int], Folders]:
+    """Every item's role for the acting user, the live items (``_live``), and every folder."""
+    kept = _recall(ctx)
+    if kept is not None and kept.roles is not None and kept.live is not None and kept.folders is not None:
+        return kept.roles, kept.live, kept.folders
+    conn = ctx.sql
+    found = resolve_roles(conn.execute(_ACCESS).fetchall(), dict(conn.execute(_GRANTED, (ctx.actor,))),
+                          dict(conn.execute(_DRIVES, (ctx.actor,))), ctx.actor)
+    folders = {i: (name, parent) for i, name, parent in conn.execute(_FOLDERS)}
+    live = _live(found)
+    _keep(ctx, found, live, folders)
+    return found, live, folders
+
+
+def roles_of(ctx: Ctx, ids) -> tuple[Roles, set[int], Folders]:
+    """``_every`` for the items ``ids`` (and the folders above them), the folders above them (with the items):
+    an item's role depends only on the folders above it, so the first read of a state need not resolve the whole
+    tree. A second read of the same state resolves and keeps it all (``_every``)."""
+    if _recall(ctx) is not None:
+        return _every(ctx)
     conn = ctx.sql
     nodes = {row[0]: row for row in conn.execute(_UP, (json.dumps(list(ids)),))}
     known = resolve_roles(nodes.values(), dict(conn.execute(_GRANTED, (ctx.actor,))),
                           dict(conn.execute(_DRIVES, (ctx.actor,))), ctx.actor)
-    return known, nodes
+    _keep(ctx, None, None, None)
+    return known, _live(known), {i: (node[6], node[1]) for i, node in nodes.items()}
 
 
 def _items(ctx: Ctx, ids) -> list[Item]:
@@ -73,28 +131,28 @@ def list_view(ctx: Ctx, view: str, limit: int, offset: int) -> Wire[s.FileList]:
     """``list_view``: one of Drive's views (``search.view_items``), one page of it. Only the trash resolves
     every item's role; the other views resolve their candidates' (``roles_of``)."""
     actor, conn = ctx.actor, ctx.sql
-    nodes: dict[int, tuple] | None = None
+    folders: Folders | None = None
     if view == "my_drive":   # the actor's own items at the root: theirs, live unless trashed themselves
         found = [Item._make(r) for r in conn.execute(
             f"{_ITEM} where parent_id is null and drive_id is null and owner = ? and trashed_at is null", (actor,))]
         found.sort(key=lambda i: (i.kind != "folder", i.name.lower(), i.id))
         known = {i.id: ("owner", False) for i in found}
     elif view == "trash":
-        known = roles(ctx)
+        known, _, folders = _every(ctx)
         found = [i for i in _items(ctx, known) if i.trashed_at is not None and known[i.id][0] == "owner"]
         found.sort(key=lambda i: (i.trashed_at, i.id), reverse=True)
     elif view == "recent":
         seen = dict(conn.execute("select item_id, at from docs_activity where person = ?", (actor,)))
-        known, nodes = roles_of(ctx, seen)
-        found = [i for i in _items(ctx, _live(known) & set(seen)) if i.kind != "folder"]
+        known, live, folders = roles_of(ctx, seen)
+        found = [i for i in _items(ctx, live & set(seen)) if i.kind != "folder"]
         found.sort(key=lambda i: (seen[i.id], i.id), reverse=True)
     else:
         starred = view == "starred"
         wanted = _ids(ctx, "select item_id from docs_star where person = ?" if starred else
                       "select item_id from docs_permission where person = ?")
-        known, nodes = roles_of(ctx, wanted)
-        found = _newest([i for i in _items(ctx, _live(known) & wanted) if starred or i.owner != actor])
-    return _listing(ctx, found, known, limit, offset, nodes)
+        known, live, folders = roles_of(ctx, wanted)
+        found = _newest([i for i in _items(ctx, live & wanted) if starred or i.owner != actor])
+    return _listing(ctx, found, known, limit, offset, folders)
 
 
 def _live(known: dict[int, tuple[str, bool]]) -> set[int]:
@@ -103,30 +161,45 @@ def _live(known: dict[int, tuple[str, bool]]) -> set[int]:
 
 def search(ctx: Ctx, query: str, f: finder.Filters, limit: int, offset: int) -> Wire[s.FileList]:
     """``search``: the files the acting user can open that match (``search.find``), one page of them. With
-    words to look for, only the matches' roles are resolved (``roles_of``); without, every item's."""
-    owner = None if f.owner is None else (ctx.actor if f.owner.strip().lower() == "me" else f.owner.strip().lower())
-    nodes: dict[int, tuple] | None = None
+    words to look for, only the matches' roles are resolved (``roles_of``); without, every item's. Without
+    filters, only the page's items are read in full."""
+    folders: Folders | None = None
     if query.strip():
         ranked = finder.ranked(ctx, query)
-        known, nodes = roles_of(ctx, ranked)
-        live = _live(known)
+        known, live, folders = roles_of(ctx, ranked)
         order = [i for i in ranked if i in live]
+    else:
+        known, live, folders = _every(ctx)
+        if f == _UNFILTERED:
+            stamps = [(at, i) for i, at in ctx.sql.execute(_STAMPS) if i in live]
+            stamps.sort(reverse=True)
+            return _listing_ids(ctx, [i for _, i in stamps], known, limit, offset, folders)
+        found = _newest(_items(ctx, live))
+    if f == _UNFILTERED:
+        return _listing_ids(ctx, order, known, limit, offset, folders)
+    if query.strip():
         by_id = {i.id: i for i in _items(ctx, order)}
         found = [by_id[i] for i in order]
-    else:
-        known = roles(ctx)
-        found = _newest(_items(ctx, _live(known)))
+    return _listing(ctx, _filtered(ctx, found, f), known, limit, offset, folders)
+
+
+_UNFILTERED = finder.Filters()
+_STAMPS = "select id, modified_at from docs_item"   # ``_newest``'s order: (modified_at, id), newest first
+
+
+def _filtered(ctx: Ctx, found: list[Item], f: finder.Filters) -> list[Item]:
+    """``search.find``'s filters (``search._keep``)."""
+    owner = None if f.owner is None else (ctx.actor if f.owner.strip().lower() == "me" else f.owner.strip().lower())
     shared = _ids(ctx, "select item_id from docs_permission where person = ?") if f.shared_with_me else set()
     starred = _ids(ctx, "select item_id from docs_star where person = ?") if f.starred else set()
     name = None if f.name is None else f.name.lower()
     after = None if f.after is None else _stored(finder.day_start(ctx, f.after))
     before = None if f.before is None else _stored(finder.day_start(ctx, f.before))
-    kept = [i for i in found if (name is None or name in i.name.lower()) and (owner is None or i.owner == owner)
+    return [i for i in found if (name is None or name in i.name.lower()) and (owner is None or i.owner == owner)
             and (f.kind is None or i.kind == f.kind) and (after is None or i.modified_at >= after)
             and (before is None or i.modified_at < before)
             and (not f.shared_with_me or (i.id in shared and i.owner != ctx.actor))
             and (not f.starred or i.id in starred)]
-    return _listing(ctx, kept, known, limit, offset, nodes)
 
 
 def list_folder(ctx: Ctx, folder_id: int | None, drive_id: int | None, limit: int, offset: int) -> Wire[s.FileList]:
@@ -172,32 +245,43 @@ def _stored(moment: datetime) -> str:
 
 
 def _listing(ctx: Ctx, items: list[Item], known: dict, limit: int, offset: int,
-             nodes: dict[int, tuple] | None = None) -> Wire[s.FileList]:
-    """``operations._listing``: the count, and the page's summaries (``store.summaries``). Paths name the folders
-    above from ``nodes`` (``roles_of``'s rows) when given, else from every folder, read only when the page has
-    an item in a folder; drives' names are read only when it has one in a drive."""
-    page = items[offset:offset + limit]
-    files = []
-    if page:
-        conn, marks, ids = ctx.sql, ",".join("?" * len(page)), [i.id for i in page]
-        starred = {r[0] for r in conn.execute(f"select item_id from docs_star where person = ? and item_id in ({marks})",
-                                              [ctx.actor, *ids])}
-        shared = {r[0] for r in conn.execute(f"select item_id from docs_permission where item_id in ({marks})", ids)}
-        folders: dict = {}
-        if nodes is not None:
-            folders = {i: (node[6], node[1]) for i, node in nodes.items()}
-        elif any(i.parent_id for i in page):
-            folders = {i: (name, parent) for i, name, parent in conn.execute(_FOLDERS)}
-        drives = dict(conn.execute("select id, name from docs_drive")) if any(
-            i.drive_id is not None for i in page) else {}
-        for i in page:
-            role, trashed = known[i.id]
-            files.append({"id": i.id, "name": i.name, "type": i.kind, "mime_type": i.mime_type,
-                          "path": _path(i, folders, drives), "folder_id": i.parent_id, "drive_id": i.drive_id,
-                          "owner": i.owner, "size": i.size, "created_at": time(i.created_at),
-                          "modified_at": time(i.modified_at), "modified_by": i.modified_by, "starred": i.id in starred,
-                          "shared": bool(i.general_access) or i.id in shared, "your_role": role, "trashed": trashed})
-    return Wire({"total": len(items), "files": files})
+             folders: Folders | None = None) -> Wire[s.FileList]:
+    """``operations._listing``: the count, and the page's summaries (``store.summaries``)."""
+    return Wire({"total": len(items), "files": _files(ctx, items[offset:offset + limit], known, folders)})
+
+
+def _listing_ids(ctx: Ctx, ids: list[int], known: dict, limit: int, offset: int,
+                 folders: Folders | None) -> Wire[s.FileList]:
+    """``_listing`` of the items ``ids``, in that order, reading only the page's."""
+    page = ids[offset:offset + limit]
+    by_id = {i.id: i for i in _items(ctx, page)}
+    return Wire({"total": len(ids), "files": _files(ctx, [by_id[i] for i in page], known, folders)})
+
+
+def _files(ctx: Ctx, page: list[Item], known: dict, folders: Folders | None) -> list[dict]:
+    """``store.summaries`` of a page. Paths name the folders above from ``folders`` when given, else from every
+    folder, read only when the page has an item in a folder; drives' names are read only when it has one in a
+    drive."""
+    files: list[dict] = []
+    if not page:
+        return files
+    conn, marks, ids = ctx.sql, ",".join("?" * len(page)), [i.id for i in page]
+    starred = {r[0] for r in conn.execute(f"select item_id from docs_star where person = ? and item_id in ({marks})",
+                                          [ctx.actor, *ids])}
+    shared = {r[0] for r in conn.execute(f"select item_id from docs_permission where item_id in ({marks})", ids)}
+    if folders is None:
+        folders = {i: (name, parent) for i, name, parent in conn.execute(_FOLDERS)} if any(
+            i.parent_id for i in page) else {}
+    drives = dict(conn.execute("select id, name from docs_drive")) if any(
+        i.drive_id is not None for i in page) else {}
+    for i in page:
+        role, trashed = known[i.id]
+        files.append({"id": i.id, "name": i.name, "type": i.kind, "mime_type": i.mime_type,
+                      "path": _path(i, folders, drives), "folder_id": i.parent_id, "drive_id": i.drive_id,
+                      "owner": i.owner, "size": i.size, "created_at": time(i.created_at),
+                      "modified_at": time(i.modified_at), "modified_by": i.modified_by, "starred": i.id in starred,
+                      "shared": bool(i.general_access) or i.id in shared, "your_role": role, "trashed": trashed})
+    return files
 
 
 def _path(item: Item, folders: dict, drives: dict) -> str:
