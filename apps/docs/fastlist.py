@@ -10,11 +10,8 @@ compared as the stored text, which sorts as the times do (``apps.kit.entity.UtcD
 from __future__ import annotations
 
 import json
-import threading
-import weakref
 from collections import namedtuple
 from datetime import datetime
-from typing import NamedTuple
 
 from apps.docs import fastpath
 from apps.docs import schemas as s
@@ -43,73 +40,25 @@ Roles = dict[int, tuple[str, bool]]
 Folders = dict[int, tuple[str, int | None]]   # folders' (name, parent id), by id
 
 
-class _Kept(NamedTuple):
-    db: weakref.ref
-    changes: int
-    roles: Roles | None   # None: this state was read once, and only some items' roles resolved
-    live: set[int] | None   # the items with a role, not in the trash
-    folders: Folders | None
-
-
-# The last few (database, person)'s roles of every item and every folder's name, used again while nothing has
-# been written: ``total_changes`` moves with every row written on the connection, by triggers too (as
-# ``AppDatabase.digest`` relies on). Kept only when read outside a transaction (a rollback would not move the
-# counter back), and only once a state is read a second time: the first read after a write resolves what it needs.
-_KEEP = 8
-_kept: dict[tuple[int, str], _Kept] = {}
-_lock = threading.Lock()
-
-
-def _recall(ctx: Ctx) -> _Kept | None:
-    kept = _kept.get((id(ctx.db), ctx.actor))
-    if kept is None or kept.db() is not ctx.db or kept.changes != ctx.sql.total_changes:
-        return None
-    return kept
-
-
-def _keep(ctx: Ctx, roles: Roles | None, live: set[int] | None, folders: Folders | None) -> None:
-    conn = ctx.sql
-    if conn.in_transaction:
-        return
-    key = (id(ctx.db), ctx.actor)
-    with _lock:
-        _kept.pop(key, None)
-        _kept[key] = _Kept(weakref.ref(ctx.db), conn.total_changes, roles, live, folders)
-        while len(_kept) > _KEEP:
-            del _kept[next(iter(_kept))]
-
-
 def roles(ctx: Ctx) -> Roles:
-    """``access.all_roles`` for the acting user (the caller must not change it: it may be kept)."""
-    return _every(ctx)[0]
+    """``access.all_roles`` for the acting user."""
+    return _resolve(ctx, ctx.sql.execute(_ACCESS).fetchall())
 
 
-def _every(ctx: Ctx) -> tuple[Roles, set[int], Folders]:
-    """Every item's role for the acting user, the live items (``_live``), and every folder."""
-    kept = _recall(ctx)
-    if kept is not None and kept.roles is not None and kept.live is not None and kept.folders is not None:
-        return kept.roles, kept.live, kept.folders
+def _resolve(ctx: Ctx, rows) -> Roles:
+    """``resolve_roles`` for the acting user, of ``rows`` (``_ACCESS``'s columns first)."""
     conn = ctx.sql
-    found = resolve_roles(conn.execute(_ACCESS).fetchall(), dict(conn.execute(_GRANTED, (ctx.actor,))),
-                          dict(conn.execute(_DRIVES, (ctx.actor,))), ctx.actor)
-    folders = {i: (name, parent) for i, name, parent in conn.execute(_FOLDERS)}
-    live = _live(found)
-    _keep(ctx, found, live, folders)
-    return found, live, folders
+    return resolve_roles(rows, dict(conn.execute(_GRANTED, (ctx.actor,))), dict(conn.execute(_DRIVES, (ctx.actor,))),
+                         ctx.actor)
 
 
-def roles_of(ctx: Ctx, ids) -> tuple[Roles, set[int], Folders]:
-    """``_every`` for the items ``ids`` (and the folders above them), the folders above them (with the items):
-    an item's role depends only on the folders above it, so the first read of a state need not resolve the whole
-    tree. A second read of the same state resolves and keeps it all (``_every``)."""
-    if _recall(ctx) is not None:
-        return _every(ctx)
-    conn = ctx.sql
-    nodes = {row[0]: row for row in conn.execute(_UP, (json.dumps(list(ids)),))}
-    known = resolve_roles(nodes.values(), dict(conn.execute(_GRANTED, (ctx.actor,))),
-                          dict(conn.execute(_DRIVES, (ctx.actor,))), ctx.actor)
-    _keep(ctx, None, None, None)
-    return known, _live(known), {i: (node[6], node[1]) for i, node in nodes.items()}
+def roles_of(ctx: Ctx, ids) -> tuple[Roles, Folders]:
+    """``roles`` for the items ``ids`` (and the folders above them), and the names and parents of those items
+    and folders: an item's role depends only on the folders above it, so a few items need not read the whole
+    tree."""
+    nodes = {row[0]: row for row in ctx.sql.execute(_UP, (json.dumps(list(ids)),))}
+    known = _resolve(ctx, nodes.values())
+    return known, {i: (node[6], node[1]) for i, node in nodes.items()}
 
 
 def _items(ctx: Ctx, ids) -> list[Item]:
@@ -138,20 +87,20 @@ def list_view(ctx: Ctx, view: str, limit: int, offset: int) -> Wire[s.FileList]:
         found.sort(key=lambda i: (i.kind != "folder", i.name.lower(), i.id))
         known = {i.id: ("owner", False) for i in found}
     elif view == "trash":
-        known, _, folders = _every(ctx)
+        known = roles(ctx)
         found = [i for i in _items(ctx, known) if i.trashed_at is not None and known[i.id][0] == "owner"]
         found.sort(key=lambda i: (i.trashed_at, i.id), reverse=True)
     elif view == "recent":
         seen = dict(conn.execute("select item_id, at from docs_activity where person = ?", (actor,)))
-        known, live, folders = roles_of(ctx, seen)
-        found = [i for i in _items(ctx, live & set(seen)) if i.kind != "folder"]
+        known, folders = roles_of(ctx, seen)
+        found = [i for i in _items(ctx, _live(known) & set(seen)) if i.kind != "folder"]
         found.sort(key=lambda i: (seen[i.id], i.id), reverse=True)
     else:
         starred = view == "starred"
         wanted = _ids(ctx, "select item_id from docs_star where person = ?" if starred else
                       "select item_id from docs_permission where person = ?")
-        known, live, folders = roles_of(ctx, wanted)
-        found = _newest([i for i in _items(ctx, live & wanted) if starred or i.owner != actor])
+        known, folders = roles_of(ctx, wanted)
+        found = _newest([i for i in _items(ctx, _live(known) & wanted) if starred or i.owner != actor])
     return _listing(ctx, found, known, limit, offset, folders)
 
 
@@ -162,29 +111,32 @@ def _live(known: dict[int, tuple[str, bool]]) -> set[int]:
 def search(ctx: Ctx, query: str, f: finder.Filters, limit: int, offset: int) -> Wire[s.FileList]:
     """``search``: the files the acting user can open that match (``search.find``), one page of them. With
     words to look for, only the matches' roles are resolved (``roles_of``); without, every item's. Without
-    filters, only the page's items are read in full."""
+    filters, one statement reads every item's role columns, kind and name in the order shown, and only the page's
+    items are read in full."""
     folders: Folders | None = None
     if query.strip():
         ranked = finder.ranked(ctx, query)
-        known, live, folders = roles_of(ctx, ranked)
+        known, folders = roles_of(ctx, ranked)
+        live = _live(known)
         order = [i for i in ranked if i in live]
+    elif f == _UNFILTERED:   # one read of every item: roles, ``_newest``'s order and the folders' names
+        rows = ctx.sql.execute(_EVERY).fetchall()
+        known = _resolve(ctx, rows)
+        folders = {row[0]: (row[7], row[1]) for row in rows if row[6] == "folder"}
+        order = [row[0] for row in rows if row[0] in known and not known[row[0]][1]]
     else:
-        known, live, folders = _every(ctx)
-        if f == _UNFILTERED:
-            stamps = [(at, i) for i, at in ctx.sql.execute(_STAMPS) if i in live]
-            stamps.sort(reverse=True)
-            return _listing_ids(ctx, [i for _, i in stamps], known, limit, offset, folders)
-        found = _newest(_items(ctx, live))
+        known = roles(ctx)
+        return _listing(ctx, _filtered(ctx, _newest(_items(ctx, _live(known))), f), known, limit, offset)
     if f == _UNFILTERED:
         return _listing_ids(ctx, order, known, limit, offset, folders)
-    if query.strip():
-        by_id = {i.id: i for i in _items(ctx, order)}
-        found = [by_id[i] for i in order]
-    return _listing(ctx, _filtered(ctx, found, f), known, limit, offset, folders)
+    by_id = {i.id: i for i in _items(ctx, order)}
+    return _listing(ctx, _filtered(ctx, [by_id[i] for i in order], f), known, limit, offset, folders)
 
 
 _UNFILTERED = finder.Filters()
-_STAMPS = "select id, modified_at from docs_item"   # ``_newest``'s order: (modified_at, id), newest first
+# ``_ACCESS``'s columns, the kind and the name, in ``_newest``'s order: (modified_at, id), newest first.
+_EVERY = ("select id, parent_id, drive_id, owner, general_access, trashed_at, kind, name from docs_item"
+          " order by modified_at desc, id desc")
 
 
 def _filtered(ctx: Ctx, found: list[Item], f: finder.Filters) -> list[Item]:
