@@ -8,7 +8,7 @@ A shared drive's managers act as owners of its files. "Anyone in the organisatio
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlmodel import Session, select
@@ -97,10 +97,11 @@ def all_roles(session: Session, person: str) -> dict[int, tuple[str, bool]]:
     return resolve_roles(list(session.exec(select(*columns))), granted, drives, person)
 
 
-def resolve_roles(rows: list, granted: Mapping[int, str], drives: Mapping[int, str],
+def resolve_roles(rows: Iterable[Sequence], granted: Mapping[int, str], drives: Mapping[int, str],
                   person: str) -> dict[int, tuple[str, bool]]:
     """``all_roles`` from the rows read: every item's (id, parent_id, drive_id, owner, general_access, trashed_at),
-    the person's grants {item id: role} and drive memberships {drive id: drive role}."""
+    more columns after those ignored, the person's grants {item id: role} and drive memberships {drive id: drive
+    role}. Given some items and every folder above them, it gives their roles as it would given all."""
     items: dict[int, Any] = {row[0]: row for row in rows}
     drive_roles = {d: DRIVE_TO_ROLE[role] for d, role in drives.items()}
     memo: dict[int, tuple[str | None, bool]] = {}
@@ -114,7 +115,7 @@ def resolve_roles(rows: list, granted: Mapping[int, str], drives: Mapping[int, s
             if not node:
                 break
         for node in reversed(chain):
-            _, parent_id, drive_id, owner, general, trashed_at = items[node]
+            _, parent_id, drive_id, owner, general, trashed_at = items[node][:6]
             above, trashed = memo[parent_id] if parent_id else (drive_roles.get(drive_id), False)
             trashed = trashed or trashed_at is not None
             if owner == person:

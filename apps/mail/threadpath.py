@@ -22,6 +22,16 @@ _MESSAGES = (
     "select " + fastpath.SUMMARY_COLUMNS + ", t.subject"
     " from mail_entry e join mail_message m on m.id = e.message_id left join mail_thread t on t.id = e.thread_id"
     " where e.thread_id in ({marks}) order by m.date, e.id")
+# Without the messages in full, a thread's summary needs only this of each (its sender, whether it has files, its
+# labels), and the summary of its latest message shown (``_LATEST``, the entries' ids given).
+_GATHER = (
+    "select e.id, e.thread_id, m.sender, m.sender_name, exists (select 1 from mail_attachment a where a.message_id = m.id),"
+    " (select json_group_array(label) from mail_entry_label where entry_id = e.id)"
+    " from mail_entry e join mail_message m on m.id = e.message_id where e.thread_id in ({marks}) order by m.date, e.id")
+_LATEST = (
+    "select " + fastpath.SUMMARY_COLUMNS + ", t.subject"
+    " from mail_entry e join mail_message m on m.id = e.message_id left join mail_thread t on t.id = e.thread_id"
+    " where e.id in ({marks})")
 
 
 def thread(ctx: Ctx, thread_id: int) -> Wire[s.Thread]:
@@ -42,14 +52,41 @@ def search(ctx: Ctx, query: str, limit: int, offset: int, include_messages: bool
     conn = ctx.sql
     ids = [r[0] for r in conn.execute(sql, params)]
     page = ids[offset:offset + limit]
+    if not page:
+        return Wire({"total": len(ids), "threads": []})
+    marks = ",".join("?" * len(page))
+    if not include_messages:
+        return Wire({"total": len(ids), "threads": _gathered(conn, page, marks, q.include_hidden)})
     found: dict[int, list] = {t: [] for t in page}
     subjects: dict[int, str] = {}
-    if page:
-        for row in conn.execute(_MESSAGES.format(marks=",".join("?" * len(page))), page):
-            found[row[1]].append(fastpath.summary(row[:12]))
-            subjects[row[1]] = row[12] or ""
-    threads = [_summary(t, subjects.get(t, ""), found[t], q.include_hidden, include_messages) for t in page]
-    return Wire({"total": len(ids), "threads": threads})
+    for row in conn.execute(_MESSAGES.format(marks=marks), page):
+        found[row[1]].append(fastpath.summary(row[:12]))
+        subjects[row[1]] = row[12] or ""
+    return Wire({"total": len(ids), "threads": [_summary(t, subjects.get(t, ""), found[t], q.include_hidden, True)
+                                                for t in page]})
+
+
+def _gathered(conn, page: list[int], marks: str, include_hidden: bool) -> list[dict[str, Any]]:
+    """The page's threads' summaries (``_summary``) without their messages: the messages read lightly
+    (``_GATHER``), and in full only the latest shown of each thread (``_LATEST``)."""
+    shown: dict[int, list] = {t: [] for t in page}
+    for row in conn.execute(_GATHER.format(marks=marks), page):
+        shown[row[1]].append((row, fastpath.label_set(row[5])))
+    if not include_hidden:
+        shown = {t: [m for m in gathered if _BINS.isdisjoint(m[1][0])] or gathered for t, gathered in shown.items()}
+    latest = {row[1]: row for row in conn.execute(_LATEST.format(marks=marks), [shown[t][-1][0][0] for t in page])}
+    threads = []
+    for t in page:
+        row, messages = latest[t], shown[t]
+        summary = fastpath.summary(row[:12])
+        threads.append({
+            "id": t, "subject": row[12] or summary["subject"], "snippet": summary["snippet"], "date": summary["date"],
+            "message_count": len(messages),
+            "participants": list(dict.fromkeys(m[0][3] or m[0][2] for m in messages)),
+            "labels": sorted({label for m in messages for label in m[1][0]}),
+            "unread": any(m[1][1] for m in messages), "starred": any(m[1][2] for m in messages),
+            "has_attachments": any(m[0][4] for m in messages), "latest": summary, "messages": None})
+    return threads
 
 
 def _summary(thread_id: int, subject: str, messages: list[dict[str, Any]], include_hidden: bool,

@@ -25,6 +25,8 @@ from simulator.store.episodes import EpisodeStore
 PROBES: dict[str, list[tuple[str, dict]]] = {
     "mail": [("get_message", {"message_id": 1}), ("search", {"query": "renewal"}),
              ("search", {"query": "from:me is:unread"}), ("search", {"query": "is:unread"}),
+             ("search_threads", {}),
+             ("get_thread", {"thread_id": 1}),
              ("star", {"message_ids": [1]})],
     "crm": [("get_opportunity", {"opportunity_id": 1}), ("search", {"text": "globex"}),
             ("query", {"soql": "SELECT name, amount FROM Opportunity WHERE amount > 50000 ORDER BY amount DESC"}),

@@ -162,3 +162,47 @@ def test_views_and_search_after_sharing_starring_trashing_and_editing(store, wor
     assert set(mine[1:3]) <= {f["id"] for f in starred["files"]} and mine[0] not in {f["id"] for f in starred["files"]}
     theirs = invoke(episode, docs["list_view"], {"view": "shared_with_me"}, "python", actor=other).result
     assert {f["id"] for f in theirs["files"]} >= {folder, *mine[1:3]}
+
+
+def _same_as_the_orm(episode, people) -> None:
+    """Every view and a few searches against the ORM path, for ``people``."""
+    db, info = episode.db("docs"), episode.world.info
+    for person in people:
+        def ctx():
+            return Ctx(db, person, episode.clock.now(), info, episode.id)
+        for view in VIEWS:
+            expected = _outcome(_orm_view, ctx(), view, 50, 0)
+            assert _outcome(fastlist.list_view, ctx(), view, 50, 0) == expected, (person, view)
+        for query in ("", "plan", "renewal"):
+            expected = _outcome(_orm_search, ctx(), query, finder.Filters(), 50, 0)
+            assert _outcome(fastlist.search, ctx(), query, finder.Filters(), 50, 0) == expected, (person, query)
+
+
+def test_views_and_search_after_every_kind_of_write(store, world_dir):
+    """Views and searches match the ORM path after creating, sharing, starring, moving, trashing, restoring,
+    transferring and renaming."""
+    episode = store.create(str(world_dir))
+    docs = store.apps["docs"].operations
+    people = [p.email for p in episode.world.info.people]
+    other = next(p for p in people if p != episode.actor)
+
+    def do(op, **args):
+        outcome = invoke(episode, docs[op], args, "python")
+        assert outcome.error is None, outcome.error
+        _same_as_the_orm(episode, [episode.actor, other])
+        return outcome.result
+
+    _same_as_the_orm(episode, [episode.actor, other])
+    folder = do("create_folder", name="Plans")["id"]
+    inner = do("create_folder", name="Renewal plans", folder_id=folder)["id"]
+    plan = do("create_document", name="Renewal plan", text="renewal plan", folder_id=inner)["id"]
+    do("share", file_id=folder, email=other, role="editor")
+    do("star", file_id=plan)
+    do("set_general_access", file_id=inner, role="viewer")
+    do("unshare", file_id=folder, email=other)
+    do("move", file_id=plan, folder_id=None)
+    do("move", file_id=plan, folder_id=inner)
+    do("trash", file_id=inner)
+    do("restore", file_id=inner)
+    do("transfer_ownership", file_id=folder, new_owner=other)
+    do("rename", file_id=plan, name="Renewal plan v2")
