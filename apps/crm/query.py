@@ -13,8 +13,11 @@ Field names come from the object's allowlist (``fields``); every value is bound 
 from __future__ import annotations
 
 import re
+import sqlite3
+import weakref
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
+from typing import Hashable
 
 from apps.crm import fields as f
 from apps.crm import models as m
@@ -64,6 +67,24 @@ class Compiled:
     order: list[str] = field(default_factory=list)
     limit: int = DEFAULT_LIMIT
     offset: int = 0
+    # Made once from the above (``plan``), as a compiled query is kept and run again (``views._compiled``).
+    count_sql: str = ""
+    page_sql: str = ""
+    page_params: tuple = ()
+    names: tuple[str, ...] = ()
+    converted: tuple[tuple[int, str], ...] = ()   # (column, kind) of the columns whose stored form is not dumped as is
+
+    def plan(self) -> "Compiled":
+        """Write the statements (the count, and the page with ``limit`` and ``offset`` bound last) and what reading
+        a row needs, once."""
+        base = f"from {m.OBJECTS[self.object].__tablename__} t where {self.where}"
+        self.count_sql = f"select count(*) {base}"
+        order = ", ".join([*self.order, "t.id asc"])
+        self.page_sql = f"select {', '.join(q.sql for q in self.select)} {base} order by {order} limit ? offset ?"
+        self.page_params = (*self.params, self.limit, self.offset)
+        self.names = tuple(q.name for q in self.select)
+        self.converted = tuple((i, q.kind) for i, q in enumerate(self.select) if q.kind in ("bool", "datetime"))
+        return self
 
 
 class Parser:
@@ -104,7 +125,7 @@ class Parser:
         self.out.offset = self._number("OFFSET", 0, MAX_OFFSET)
         if self.pos < len(self.tokens):
             raise _bad(f"unexpected {self.tokens[self.pos][1]!r}")
-        return self.out
+        return self.out.plan()
 
     def _object(self, name: str) -> str:
         found = next((o for o in m.OBJECTS if o.lower() == name.lower()), None)
@@ -272,3 +293,35 @@ def compile_soql(text: str, today: date) -> Compiled:
     if not text.strip():
         raise _bad("write a query such as SELECT name, amount FROM Opportunity WHERE stage = 'Proposal'")
     return Parser(text, today).compile()
+
+
+# Results kept per database (``kept`` / ``keep``): an agent asks the same query again, and a world's own database,
+# which episodes share until they write, is asked the same queries by every episode. Each is kept with the
+# database's count of rows written (``total_changes``, which every insert, update and delete on its one connection
+# moves, by triggers too, rolled back or not: what ``AppDatabase.digest`` relies on), and only given back while
+# that count is the same. None is kept inside a transaction: a rollback takes its writes back without moving the
+# count (one kept before the transaction is safe to give inside it: the count has moved if anything was written).
+# A step keeps the result's bytes themselves (``trajectory.kept``), so a kept one mostly costs no memory of its own.
+KEPT_PER_DATABASE = 16
+KEPT_BYTES = 64 * 1024
+_kept: weakref.WeakKeyDictionary[object, dict[Hashable, tuple[int, bytes]]] = weakref.WeakKeyDictionary()
+
+
+def kept(db: object, conn: sqlite3.Connection, key: Hashable) -> bytes | None:
+    """The encoded result kept for ``key`` on ``db`` (whose connection is ``conn``), if nothing was written since."""
+    entries = _kept.get(db)
+    found = entries.get(key) if entries else None
+    return found[1] if found is not None and found[0] == conn.total_changes else None
+
+
+def keep(db: object, conn: sqlite3.Connection, key: Hashable, encoded: bytes) -> None:
+    """Keep a result just read from ``db`` for ``kept``: the last ``KEPT_PER_DATABASE`` up to ``KEPT_BYTES`` each."""
+    if conn.in_transaction or len(encoded) > KEPT_BYTES:
+        return
+    entries = _kept.get(db)
+    if entries is None:
+        entries = _kept.setdefault(db, {})
+    entries.pop(key, None)
+    if len(entries) >= KEPT_PER_DATABASE:
+        entries.pop(next(iter(entries), None), None)   # the oldest; tolerant of another thread's eviction
+    entries[key] = (conn.total_changes, encoded)

@@ -9,10 +9,12 @@ from zoneinfo import ZoneInfo
 
 from apps.crm import fastpath, store
 from apps.crm import models as m
+from apps.crm import query as query_results
 from apps.crm import schemas as s
 from apps.crm.picklists import CASE_PRIORITIES, CLOSED_STAGES, OPEN_STAGES, STAGES
-from apps.crm.query import compile_soql
+from apps.crm.query import Compiled, compile_soql
 from apps.kit import Ctx, Invalid, OperationSet
+from apps.kit.trajectory import encode
 from apps.kit.wire import Wire
 
 ops = OperationSet("crm")
@@ -90,26 +92,29 @@ def query(ctx: Ctx, soql: str) -> Wire[s.QueryResult]:
         soql: The query, e.g. "SELECT name, amount FROM Opportunity WHERE stage = 'Proposal' ORDER BY amount DESC".
     """
     today = ctx.now.astimezone(ZoneInfo(ctx.world.timezone)).date()
-    q = _compiled(soql, today)
-    base = f"from {m.OBJECTS[q.object].__tablename__} t where {q.where}"
-    # Built in the form a QueryResult dumps to: its records hold SQLite's own values, which dump as they are.
+    conn, key = ctx.sql, (soql, today)
+    found = query_results.kept(ctx.db, conn, key)
+    if found is None:
+        found = encode(_result(conn, _compiled(soql, today)))
+        query_results.keep(ctx.db, conn, key, found)
+    return Wire(found)
+
+
+def _result(conn, q: Compiled) -> dict:
+    """The query's result in the form a QueryResult dumps to: its records hold SQLite's own values, which dump as
+    they are (times and booleans converted)."""
     if q.count_only:
-        total = ctx.sql.execute(f"select count(*) {base}", q.params).fetchone()[0]
-        return Wire({"object": q.object, "total_size": total, "matching": total, "records": []})
-    order = ", ".join([*q.order, "t.id asc"])
-    columns = ", ".join(f.sql for f in q.select)
-    rows = ctx.sql.execute(f"select {columns} {base} order by {order} limit ? offset ?",
-                              [*q.params, q.limit, q.offset]).fetchall()
-    total = _matching(ctx, base, q, len(rows))
-    names = [f.name for f in q.select]
-    converted = [(i, f.kind) for i, f in enumerate(q.select) if f.kind in ("bool", "datetime")]   # what _cell changes
-    if converted:
+        total = conn.execute(q.count_sql, q.params).fetchone()[0]
+        return {"object": q.object, "total_size": total, "matching": total, "records": []}
+    rows = conn.execute(q.page_sql, q.page_params).fetchall()
+    total = _matching(conn, q, len(rows))
+    if q.converted:
         rows = [list(row) for row in rows]
         for row in rows:
-            for i, kind in converted:
+            for i, kind in q.converted:
                 row[i] = _cell(row[i], kind)
-    records = _records(tuple(names))(rows)
-    return Wire({"object": q.object, "total_size": len(records), "matching": total, "records": records})
+    records = _records(q.names)(rows)
+    return {"object": q.object, "total_size": len(records), "matching": total, "records": records}
 
 
 @lru_cache(maxsize=512)
@@ -124,12 +129,12 @@ def _records(names: tuple[str, ...]) -> Callable[[list], list[dict]]:
     return eval(f"lambda rows: [{{{pairs}}} for {', '.join(values)}, in rows]", {"__builtins__": {}})   # noqa: S307
 
 
-def _matching(ctx: Ctx, base: str, q, found: int) -> int:
+def _matching(conn, q: Compiled, found: int) -> int:
     """How many records match: known without counting them when the page came back short of its limit
     with something on it (or from the start), since then it holds the last match."""
     if 0 <= found < q.limit and (found or q.offset == 0):
         return q.offset + found
-    return ctx.sql.execute(f"select count(*) {base}", q.params).fetchone()[0]
+    return conn.execute(q.count_sql, q.params).fetchone()[0]
 
 
 def _owner_filter(ctx: Ctx, owner: str | None) -> str | None:
