@@ -303,7 +303,7 @@ def compile_soql(text: str, today: date) -> Compiled:
 # count (one kept before the transaction is safe to give inside it: the count has moved if anything was written).
 # A step keeps the result's bytes themselves (``trajectory.kept``), so a kept one mostly costs no memory of its own.
 KEPT_PER_DATABASE = 16
-KEPT_BYTES = 64 * 1024
+KEPT_BYTES = 32 * 1024
 _kept: weakref.WeakKeyDictionary[object, dict[Hashable, tuple[int, bytes]]] = weakref.WeakKeyDictionary()
 
 
