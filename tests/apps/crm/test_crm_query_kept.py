@@ -186,3 +186,17 @@ def test_kept_results_are_bounded_and_dumped_as_json_for_an_app_service(store, m
         invoke(episode, op, {"soql": f"SELECT id FROM Account LIMIT {i}"}, "python")
     assert len(entries) == crm_query.KEPT_PER_DATABASE
     assert list(entries)[-1] == ("SELECT id FROM Account LIMIT 18", _today(episode))
+
+
+def test_a_value_json_cannot_hold_is_left_to_the_step_as_before(store):
+    episode = store.create("acme")
+    conn = episode.db("crm").conn
+    conn.execute("update crm_opportunity set description = ? where id = 1", (b"\xff",))   # no app writes such a blob
+    conn.commit()
+    op = episode_op(episode)
+    soql = "SELECT description FROM Opportunity WHERE id = 1"
+    first, second = (invoke(episode, op, {"soql": soql}, "python") for _ in range(2))
+    assert first.error is None and second.error is None
+    assert first.result == second.result == {"object": "Opportunity", "total_size": 1, "matching": 1,
+                                             "records": [{"id": 1, "description": b"\xff"}]}
+    assert (soql, _today(episode)) not in crm_query._kept.get(episode.read_db("crm"), {})
