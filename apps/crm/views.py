@@ -98,7 +98,9 @@ def query(ctx: Ctx, soql: str) -> Wire[s.QueryResult]:
         soql: The query, e.g. "SELECT name, amount FROM Opportunity WHERE stage = 'Proposal' ORDER BY amount DESC".
     """
     today = ctx.now.astimezone(ZoneInfo(ctx.world.timezone)).date()
-    conn, key = ctx.sql, (soql, today)
+    # A kept answer's key: the text and the day (TODAY); the asker too, though everyone reads every record, so that
+    # a rule of who reads what could not leave one person's answer to another.
+    conn, key = ctx.sql, (soql, today, ctx.actor)
     found = query_results.kept(ctx.db, conn, key)
     if found is None:
         found = trajectory.kept(_result(conn, _compiled(soql, today)))   # encoded as the step would encode it

@@ -185,7 +185,7 @@ def test_kept_results_are_bounded_and_dumped_as_json_for_an_app_service(store, m
     for i in range(crm_query.KEPT_PER_DATABASE + 3):
         invoke(episode, op, {"soql": f"SELECT id FROM Account LIMIT {i}"}, "python")
     assert len(entries) == crm_query.KEPT_PER_DATABASE
-    assert list(entries)[-1] == ("SELECT id FROM Account LIMIT 18", _today(episode))
+    assert list(entries)[-1] == ("SELECT id FROM Account LIMIT 18", _today(episode), episode.actor)
 
 
 def test_a_value_json_cannot_hold_is_left_to_the_step_as_before(store):
@@ -199,4 +199,4 @@ def test_a_value_json_cannot_hold_is_left_to_the_step_as_before(store):
     assert first.error is None and second.error is None
     assert first.result == second.result == {"object": "Opportunity", "total_size": 1, "matching": 1,
                                              "records": [{"id": 1, "description": b"\xff"}]}
-    assert (soql, _today(episode)) not in crm_query._kept.get(episode.read_db("crm"), {})
+    assert (soql, _today(episode), episode.actor) not in crm_query._kept.get(episode.read_db("crm"), {})
