@@ -13,11 +13,8 @@ Field names come from the object's allowlist (``fields``); every value is bound 
 from __future__ import annotations
 
 import re
-import sqlite3
-import weakref
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
-from typing import Hashable
 
 from apps.crm import fields as f
 from apps.crm import models as m
@@ -293,35 +290,3 @@ def compile_soql(text: str, today: date) -> Compiled:
     if not text.strip():
         raise _bad("write a query such as SELECT name, amount FROM Opportunity WHERE stage = 'Proposal'")
     return Parser(text, today).compile()
-
-
-# Results kept per database (``kept`` / ``keep``): an agent asks the same query again, and a world's own database,
-# which episodes share until they write, is asked the same queries by every episode. Each is kept with the
-# database's count of rows written (``total_changes``, which every insert, update and delete on its one connection
-# moves, by triggers too, rolled back or not: what ``AppDatabase.digest`` relies on), and only given back while
-# that count is the same. None is kept inside a transaction: a rollback takes its writes back without moving the
-# count (one kept before the transaction is safe to give inside it: the count has moved if anything was written).
-# A step keeps the result's bytes themselves (``trajectory.kept``), so a kept one mostly costs no memory of its own.
-KEPT_PER_DATABASE = 16
-KEPT_BYTES = 32 * 1024
-_kept: weakref.WeakKeyDictionary[object, dict[Hashable, tuple[int, bytes]]] = weakref.WeakKeyDictionary()
-
-
-def kept(db: object, conn: sqlite3.Connection, key: Hashable) -> bytes | None:
-    """The encoded result kept for ``key`` on ``db`` (whose connection is ``conn``), if nothing was written since."""
-    entries = _kept.get(db)
-    found = entries.get(key) if entries else None
-    return found[1] if found is not None and found[0] == conn.total_changes else None
-
-
-def keep(db: object, conn: sqlite3.Connection, key: Hashable, encoded: bytes) -> None:
-    """Keep a result just read from ``db`` for ``kept``: the last ``KEPT_PER_DATABASE`` up to ``KEPT_BYTES`` each."""
-    if conn.in_transaction or len(encoded) > KEPT_BYTES:
-        return
-    entries = _kept.get(db)
-    if entries is None:
-        entries = _kept.setdefault(db, {})
-    entries.pop(key, None)
-    if len(entries) >= KEPT_PER_DATABASE:
-        entries.pop(next(iter(entries), None), None)   # the oldest; tolerant of another thread's eviction
-    entries[key] = (conn.total_changes, encoded)

@@ -9,11 +9,10 @@ from zoneinfo import ZoneInfo
 
 from apps.crm import fastpath, store
 from apps.crm import models as m
-from apps.crm import query as query_results
 from apps.crm import schemas as s
 from apps.crm.picklists import CASE_PRIORITIES, CLOSED_STAGES, OPEN_STAGES, STAGES
 from apps.crm.query import Compiled, compile_soql
-from apps.kit import Ctx, Invalid, OperationSet, trajectory
+from apps.kit import Ctx, Invalid, OperationSet
 from apps.kit.wire import Wire
 
 ops = OperationSet("crm")
@@ -98,28 +97,17 @@ def query(ctx: Ctx, soql: str) -> Wire[s.QueryResult]:
         soql: The query, e.g. "SELECT name, amount FROM Opportunity WHERE stage = 'Proposal' ORDER BY amount DESC".
     """
     today = ctx.now.astimezone(ZoneInfo(ctx.world.timezone)).date()
-    # A kept answer's key: the text and the day (TODAY); the asker too, though everyone reads every record, so that
-    # a rule of who reads what could not leave one person's answer to another.
-    conn, key = ctx.sql, (soql, today, ctx.actor)
-    found = query_results.kept(ctx.db, conn, key)
-    if found is None:
-        found = trajectory.kept(_result(conn, _compiled(soql, today)))   # encoded as the step would encode it
-        if type(found) is not bytes:   # a value JSON cannot hold (a blob of no text): the step keeps it as it is
-            return Wire(found)
-        query_results.keep(ctx.db, conn, key, found)
-    return Wire(found)
-
-
-def _result(conn, q: Compiled) -> dict:
-    """The query's result in the form a QueryResult dumps to: its records hold SQLite's own values, which dump as
-    they are (times and booleans converted: ``_records``)."""
+    q = _compiled(soql, today)
+    conn = ctx.sql
+    # Built in the form a QueryResult dumps to: its records hold SQLite's own values, which dump as they are
+    # (times and booleans converted: ``_records``).
     if q.count_only:
         total = conn.execute(q.count_sql, q.params).fetchone()[0]
-        return {"object": q.object, "total_size": total, "matching": total, "records": []}
+        return Wire({"object": q.object, "total_size": total, "matching": total, "records": []})
     rows = conn.execute(q.page_sql, q.page_params).fetchall()
     total = _matching(conn, q, len(rows))
     records = _records(q.names, q.converted)(rows)
-    return {"object": q.object, "total_size": len(records), "matching": total, "records": records}
+    return Wire({"object": q.object, "total_size": len(records), "matching": total, "records": records})
 
 
 @lru_cache(maxsize=512)

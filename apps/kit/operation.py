@@ -160,8 +160,6 @@ class Operation:
     def dump(self, result: Any) -> Any:
         """The result in its JSON form, NaN and Infinity as ``None`` (JSON has neither): what leaves as JSON."""
         data = self.dumped(result)
-        if type(data) is bytes:   # a ``Wire`` of its JSON text, NaN and Infinity already written ``null``
-            return json.loads(data)
         if self._nonfinite is not None and self._nonfinite(data):
             return limits.finite(data)   # only a result that holds one (or cannot be encoded) is walked and rebuilt
         return data

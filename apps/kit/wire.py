@@ -6,8 +6,6 @@ and returns ``Wire(data)``, where ``data`` is exactly what dumping an ``X`` woul
 writes them. ``Operation.dump`` takes it as is (still looking for NaN), so a point read pays neither
 pydantic's validation nor its serialisation (together most of a call's cost). Each fast path that
 returns one is compared with its ORM reference, field by field and in order, on every record of a world.
-``data`` may also be that JSON already encoded (``bytes``, as ``trajectory.encode`` writes it): a step keeps
-those bytes as they are, and ``Operation.dump`` decodes them (the CRM's ``query`` keeps results encoded).
 
 ``time`` turns a stored time into its dumped form; ``shape`` reads a result model's fields once and
 gives the converters that turn one row of its columns into its dumped form.

@@ -1,7 +1,8 @@
-"""``query`` keeps its encoded results per database (``apps.crm.query.kept``): what it answers, kept or not, is
-byte for byte what the query read afresh gives (the reference below is how ``query`` read and encoded every
-result before), across many queries on acme, the small world and a generated one, before and after writes,
-in forks, inside a transaction that is rolled back, and across a change of day."""
+"""What ``query`` answers (its statements written once per compiled query, ``Compiled.plan``; times and booleans
+converted in its records' dict displays, ``views._records``) is byte for byte what the query read and encoded the
+old way gives (``reference`` below: statements written at each call, each cell converted by its own call), across
+many queries on acme, the small world and a generated one, before and after writes, in forks, inside a
+transaction that is rolled back, and across a change of day."""
 
 from __future__ import annotations
 
@@ -12,14 +13,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from apps.crm import models as m
-from apps.crm import query as crm_query
 from apps.crm import views
 from apps.crm.fields import names as field_names
 from apps.crm.query import compile_soql
 from apps.kit import Ctx
 from apps.kit.invoker import invoke
 from apps.kit.trajectory import encode
-from apps.kit.wire import Wire
 
 
 def _cell(value, kind: str):
@@ -31,7 +30,7 @@ def _cell(value, kind: str):
 
 
 def reference(conn, soql: str, today: date) -> bytes:
-    """The query read afresh and encoded as a step encodes a result: ``query`` before its results were kept."""
+    """The query read and encoded as a step encodes a result, the old way: ``query`` before ``Compiled.plan``."""
     q = compile_soql(soql, today)
     base = f"from {m.OBJECTS[q.object].__tablename__} t where {q.where}"
     if q.count_only:
@@ -69,22 +68,15 @@ def _today(episode) -> date:
     return episode.clock.now().astimezone(ZoneInfo(episode.world.info.timezone)).date()
 
 
-def _answers_are_the_reference(episode, soqls: list[str]) -> int:
-    """Ask each query twice; every answer must be the reference's bytes, the second the first's own bytes unless
-    they are too many to keep. Returns how many were kept."""
+def _answers_are_the_reference(episode, soqls: list[str]) -> None:
+    """Every answer is the reference's bytes, and a step decodes it to the reference's data."""
     op = episode_op(episode)
-    hits = 0
     for soql in soqls:
-        first = invoke(episode, op, {"soql": soql}, "python")
-        second = invoke(episode, op, {"soql": soql}, "python")
+        step = invoke(episode, op, {"soql": soql}, "python")
         expected = reference(episode.read_db("crm").conn, soql, _today(episode))
-        assert first.error is None and second.error is None, (soql, first.error, second.error)
-        assert first.result_json == expected and second.result_json == expected, soql
-        assert json.loads(expected) == second.result   # and a step still decodes it
-        kept = second.__dict__["result"] is first.__dict__["result"]
-        assert kept == (len(expected) <= crm_query.KEPT_BYTES), soql
-        hits += kept
-    return hits
+        assert step.error is None, (soql, step.error)
+        assert step.result_json == expected, soql
+        assert json.loads(expected) == step.result
 
 
 def episode_op(episode):
@@ -97,8 +89,7 @@ def _write(episode, name: str, arguments: dict, actor: str | None = None) -> Non
 
 
 @pytest.mark.parametrize("world", ["acme", "small", "generated"])
-def test_kept_or_not_every_answer_is_the_query_read_afresh(store, world_dir, tmp_path, world, monkeypatch):
-    monkeypatch.setattr(crm_query, "KEPT_PER_DATABASE", 1000)   # every answer still kept when the next round asks
+def test_every_answer_is_the_query_read_the_old_way(store, world_dir, tmp_path, world):
     if world == "generated":
         from simulator.store.registry import world_sections
         from worlds.generate import generate
@@ -107,15 +98,15 @@ def test_kept_or_not_every_answer_is_the_query_read_afresh(store, world_dir, tmp
         root = "acme" if world == "acme" else str(world_dir)
     episode = store.create(root)
     soqls = queries()
-    assert _answers_are_the_reference(episode, soqls) > len(soqls) / 2
+    _answers_are_the_reference(episode, soqls)   # on the world's shared database
     some = json.loads(reference(episode.read_db("crm").conn, "SELECT owner FROM Opportunity ORDER BY amount DESC",
                                 _today(episode)))["records"]
     _write(episode, "update_opportunity", {"opportunity_id": some[0]["id"], "amount": 1234.5, "stage": "Closed Won"},
            some[0]["owner"])
     _answers_are_the_reference(episode, soqls)   # the episode's own database now (its first write copied it)
     _write(episode, "update_opportunity", {"opportunity_id": some[1]["id"], "amount": 60000.25}, some[1]["owner"])
-    _answers_are_the_reference(episode, soqls)   # the same database, written since its answers were kept
-    _write(episode, "create_case", {"subject": "Kept results \u00e9\u00e8 \U0001f600 \"quoted\"", "status": "Closed"})
+    _answers_are_the_reference(episode, soqls)   # the same database, written again
+    _write(episode, "create_case", {"subject": "Query results \u00e9\u00e8 \U0001f600 \"quoted\"", "status": "Closed"})
     _answers_are_the_reference(episode, soqls)
 
 
@@ -123,8 +114,9 @@ def test_a_fork_and_its_parent_each_answer_for_their_own_state(store):
     parent = store.create("acme")
     soql = "SELECT name, amount FROM Opportunity WHERE amount > 50000 ORDER BY amount DESC"
     op = episode_op(parent)
-    before = invoke(parent, op, {"soql": soql}, "python").result_json   # kept on the world's shared database
-    other = store.create("acme")   # shares the world's database: the parent's kept answer is right for it too
+    before = invoke(parent, op, {"soql": soql}, "python").result_json   # read from the world's shared database
+    assert before == reference(parent.read_db("crm").conn, soql, _today(parent))
+    other = store.create("acme")   # shares the world's database
     assert invoke(other, op, {"soql": soql}, "python").result_json == before
     child = store.fork(parent.id)
     top = json.loads(reference(parent.read_db("crm").conn, soql.replace("name,", "owner,"), _today(parent)))["records"][0]
@@ -132,26 +124,25 @@ def test_a_fork_and_its_parent_each_answer_for_their_own_state(store):
     assert invoke(parent, op, {"soql": soql}, "python").result_json == before
     after = invoke(child, op, {"soql": soql}, "python").result_json
     assert after != before and after == reference(child.read_db("crm").conn, soql, _today(child))
-    sibling = store.fork(parent.id)   # the same writes with another value: the same count of rows written
+    sibling = store.fork(parent.id)   # the same write with another value
     _write(sibling, "update_opportunity", {"opportunity_id": top["id"], "amount": 50002.5}, top["owner"])
-    assert sibling.db("crm").conn.total_changes == child.db("crm").conn.total_changes
     assert invoke(sibling, op, {"soql": soql}, "python").result_json == reference(sibling.read_db("crm").conn, soql,
                                                                                    _today(sibling)) != after
 
 
-def test_nothing_read_inside_a_transaction_is_kept(store):
+def test_inside_a_transaction_and_after_its_rollback_the_answer_is_the_state_then(store):
     episode = store.create("acme")
     soql = "SELECT name, amount FROM Opportunity WHERE amount > 50000 ORDER BY amount DESC"
     db = episode.db("crm")   # the episode's own copy, written directly below
     conn = db.conn
     ctx = Ctx(db, episode.actor, episode.clock.now(), episode.world.info, episode.id)
-    clean = views.query(ctx, soql).data
+    clean = encode(views.query(ctx, soql).data)
     conn.execute("update crm_opportunity set amount = amount + 0.5 where amount > 50000")
     assert conn.in_transaction
-    inside = views.query(ctx, soql).data
+    inside = encode(views.query(ctx, soql).data)
     assert inside != clean and inside == reference(conn, soql, _today(episode))
-    conn.rollback()   # the count of rows written stays where the update moved it
-    assert views.query(ctx, soql).data == clean == reference(conn, soql, _today(episode))
+    conn.rollback()
+    assert encode(views.query(ctx, soql).data) == clean == reference(conn, soql, _today(episode))
 
 
 def test_a_new_day_is_a_new_answer_for_today(store):
@@ -167,27 +158,6 @@ def test_a_new_day_is_a_new_answer_for_today(store):
     assert len(set(counts)) > 1
 
 
-def test_kept_results_are_bounded_and_dumped_as_json_for_an_app_service(store, monkeypatch):
-    episode = store.create("acme")
-    op = episode_op(episode)
-    big = "SELECT FIELDS(ALL) FROM Opportunity LIMIT 20"
-    step = invoke(episode, op, {"soql": big}, "python")
-    monkeypatch.setattr(crm_query, "KEPT_BYTES", len(step.result_json) - 1)
-    again = invoke(episode, op, {"soql": big}, "python")
-    assert again.__dict__["result"] is step.__dict__["result"]   # kept before the bound was lowered
-    episode.clock.advance(timedelta(days=1))   # a new day: read afresh, and too big to keep now
-    third = invoke(episode, op, {"soql": big}, "python")
-    assert invoke(episode, op, {"soql": big}, "python").__dict__["result"] is not third.__dict__["result"]
-    small = "SELECT name FROM Opportunity LIMIT 2"
-    encoded = invoke(episode, op, {"soql": small}, "python").result_json
-    assert op.dump(Wire(encoded)) == json.loads(encoded)   # ``host.call``'s form for an app service: JSON data
-    entries = crm_query._kept[episode.read_db("crm")]
-    for i in range(crm_query.KEPT_PER_DATABASE + 3):
-        invoke(episode, op, {"soql": f"SELECT id FROM Account LIMIT {i}"}, "python")
-    assert len(entries) == crm_query.KEPT_PER_DATABASE
-    assert list(entries)[-1] == ("SELECT id FROM Account LIMIT 18", _today(episode), episode.actor)
-
-
 def test_a_value_json_cannot_hold_is_left_to_the_step_as_before(store):
     episode = store.create("acme")
     conn = episode.db("crm").conn
@@ -195,8 +165,7 @@ def test_a_value_json_cannot_hold_is_left_to_the_step_as_before(store):
     conn.commit()
     op = episode_op(episode)
     soql = "SELECT description FROM Opportunity WHERE id = 1"
-    first, second = (invoke(episode, op, {"soql": soql}, "python") for _ in range(2))
-    assert first.error is None and second.error is None
-    assert first.result == second.result == {"object": "Opportunity", "total_size": 1, "matching": 1,
-                                             "records": [{"id": 1, "description": b"\xff"}]}
-    assert (soql, _today(episode), episode.actor) not in crm_query._kept.get(episode.read_db("crm"), {})
+    step = invoke(episode, op, {"soql": soql}, "python")
+    assert step.error is None
+    assert step.result == {"object": "Opportunity", "total_size": 1, "matching": 1,
+                           "records": [{"id": 1, "description": b"\xff"}]}
