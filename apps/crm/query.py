@@ -64,6 +64,24 @@ class Compiled:
     order: list[str] = field(default_factory=list)
     limit: int = DEFAULT_LIMIT
     offset: int = 0
+    # Made once from the above (``plan``), as a compiled query is kept and run again (``views._compiled``).
+    count_sql: str = ""
+    page_sql: str = ""
+    page_params: tuple = ()
+    names: tuple[str, ...] = ()
+    converted: tuple[tuple[int, str], ...] = ()   # (column, kind) of the columns whose stored form is not dumped as is
+
+    def plan(self) -> "Compiled":
+        """Write the statements (the count, and the page with ``limit`` and ``offset`` bound last) and what reading
+        a row needs, once."""
+        base = f"from {m.OBJECTS[self.object].__tablename__} t where {self.where}"
+        self.count_sql = f"select count(*) {base}"
+        order = ", ".join([*self.order, "t.id asc"])
+        self.page_sql = f"select {', '.join(q.sql for q in self.select)} {base} order by {order} limit ? offset ?"
+        self.page_params = (*self.params, self.limit, self.offset)
+        self.names = tuple(q.name for q in self.select)
+        self.converted = tuple((i, q.kind) for i, q in enumerate(self.select) if q.kind in ("bool", "datetime"))
+        return self
 
 
 class Parser:
@@ -104,7 +122,7 @@ class Parser:
         self.out.offset = self._number("OFFSET", 0, MAX_OFFSET)
         if self.pos < len(self.tokens):
             raise _bad(f"unexpected {self.tokens[self.pos][1]!r}")
-        return self.out
+        return self.out.plan()
 
     def _object(self, name: str) -> str:
         found = next((o for o in m.OBJECTS if o.lower() == name.lower()), None)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 from functools import lru_cache
 from typing import Callable, Literal
 from zoneinfo import ZoneInfo
@@ -11,7 +11,7 @@ from apps.crm import fastpath, store
 from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm.picklists import CASE_PRIORITIES, CLOSED_STAGES, OPEN_STAGES, STAGES
-from apps.crm.query import compile_soql
+from apps.crm.query import Compiled, compile_soql
 from apps.kit import Ctx, Invalid, OperationSet
 from apps.kit.wire import Wire
 
@@ -67,12 +67,19 @@ def search(ctx: Ctx, text: str, objects: list[SearchObject] = [], limit: int = 2
 _compiled = lru_cache(maxsize=512)(compile_soql)
 
 
-def _cell(value, kind: str):
-    if kind == "bool" and value is not None:
-        return bool(value)
-    if kind == "datetime" and isinstance(value, str):
-        return datetime.fromisoformat(value).replace(tzinfo=timezone.utc).isoformat().replace("+00:00", "Z")
-    return value
+def _flag(value):
+    """A boolean column's stored value as it dumps: ``bool``, ``None`` kept."""
+    return value if value is None else bool(value)
+
+
+def _utc(value):
+    """A time column's stored text as it dumps: the time read as UTC, ``Z`` for its zone (a time written with another
+    zone keeps its clock reading, as it always did); anything but text as it is. ``isoformat`` of the time read,
+    as read: what putting UTC in as its zone and writing ``+00:00`` as ``Z`` gave at a third of the cost."""
+    if not isinstance(value, str):
+        return value
+    moment = datetime.fromisoformat(value)
+    return (moment if moment.tzinfo is None else moment.replace(tzinfo=None)).isoformat() + "Z"
 
 
 @ops.read
@@ -91,45 +98,44 @@ def query(ctx: Ctx, soql: str) -> Wire[s.QueryResult]:
     """
     today = ctx.now.astimezone(ZoneInfo(ctx.world.timezone)).date()
     q = _compiled(soql, today)
-    base = f"from {m.OBJECTS[q.object].__tablename__} t where {q.where}"
-    # Built in the form a QueryResult dumps to: its records hold SQLite's own values, which dump as they are.
+    conn = ctx.sql
+    # Built in the form a QueryResult dumps to: its records hold SQLite's own values, which dump as they are
+    # (times and booleans converted: ``_records``).
     if q.count_only:
-        total = ctx.sql.execute(f"select count(*) {base}", q.params).fetchone()[0]
+        total = conn.execute(q.count_sql, q.params).fetchone()[0]
         return Wire({"object": q.object, "total_size": total, "matching": total, "records": []})
-    order = ", ".join([*q.order, "t.id asc"])
-    columns = ", ".join(f.sql for f in q.select)
-    rows = ctx.sql.execute(f"select {columns} {base} order by {order} limit ? offset ?",
-                              [*q.params, q.limit, q.offset]).fetchall()
-    total = _matching(ctx, base, q, len(rows))
-    names = [f.name for f in q.select]
-    converted = [(i, f.kind) for i, f in enumerate(q.select) if f.kind in ("bool", "datetime")]   # what _cell changes
-    if converted:
-        rows = [list(row) for row in rows]
-        for row in rows:
-            for i, kind in converted:
-                row[i] = _cell(row[i], kind)
-    records = _records(tuple(names))(rows)
+    rows = conn.execute(q.page_sql, q.page_params).fetchall()
+    total = _matching(conn, q, len(rows))
+    records = _records(q.names, q.converted)(rows)
     return Wire({"object": q.object, "total_size": len(records), "matching": total, "records": records})
 
 
 @lru_cache(maxsize=512)
-def _records(names: tuple[str, ...]) -> Callable[[list], list[dict]]:
+def _records(names: tuple[str, ...], converted: tuple[tuple[int, str], ...] = ()) -> Callable[[list], list[dict]]:
     """What ``[dict(zip(names, row)) for row in rows]`` gives (a later column of a name repeated wins, in the
-    first one's place), as a comprehension of dict displays written for these names: a third of the time.
-    The names are written as string literals (``repr``), the values bound by position."""
+    first one's place), the columns in ``converted`` (position, ``bool`` or ``datetime``) through ``_flag`` or
+    ``_utc``, as a comprehension of dict displays written for these names: a third of the time. The names are
+    written as string literals (``repr``), the values bound by position."""
     if not names:
         return lambda rows: [{} for _ in rows]
     values = [f"_{i}" for i in range(len(names))]
-    pairs = ", ".join(f"{name!r}: {value}" for name, value in zip(names, values))
-    return eval(f"lambda rows: [{{{pairs}}} for {', '.join(values)}, in rows]", {"__builtins__": {}})   # noqa: S307
+    shown = list(values)
+    for i, kind in converted:
+        shown[i] = f"{_CONVERT[kind]}({values[i]})"
+    pairs = ", ".join(f"{name!r}: {value}" for name, value in zip(names, shown))
+    return eval(f"lambda rows: [{{{pairs}}} for {', '.join(values)}, in rows]",   # noqa: S307
+                {"__builtins__": {}, "_flag": _flag, "_utc": _utc})
 
 
-def _matching(ctx: Ctx, base: str, q, found: int) -> int:
+_CONVERT = {"bool": "_flag", "datetime": "_utc"}
+
+
+def _matching(conn, q: Compiled, found: int) -> int:
     """How many records match: known without counting them when the page came back short of its limit
     with something on it (or from the start), since then it holds the last match."""
     if 0 <= found < q.limit and (found or q.offset == 0):
         return q.offset + found
-    return ctx.sql.execute(f"select count(*) {base}", q.params).fetchone()[0]
+    return conn.execute(q.count_sql, q.params).fetchone()[0]
 
 
 def _owner_filter(ctx: Ctx, owner: str | None) -> str | None:
