@@ -323,11 +323,14 @@ class _Walk:
 
     def listing(self) -> str | None:
         """The folders' and entries' paths as ``_quick_stamp`` reads them (the number of folders, then one
-        path a line); None when a name holds a line break (such a world is walked each time)."""
+        path a line); None when a name holds a line break or is not UTF-8 (such a world is walked each time)."""
         names = [rel for rel, _ in self.folders] + [rel for rel, _ in self.entries]
-        if any("\n" in name for name in names):
+        listing = f"{len(self.folders)}\n" + "\n".join(names)
+        try:
+            listing.encode()   # kept as UTF-8 text
+        except UnicodeEncodeError:
             return None
-        return f"{len(self.folders)}\n" + "\n".join(names)
+        return None if listing.count("\n") != len(names) else listing
 
     def stats(self) -> Iterator[os.stat_result | None]:
         yield from (s for _, s in self.folders)

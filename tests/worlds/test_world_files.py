@@ -167,6 +167,17 @@ def test_the_quick_stamp_sees_what_the_walk_sees(change, folder, tmp_path):
     assert content_hash(folder, memo) == _full_digest(folder)   # and kept anew
 
 
+def test_a_name_with_a_line_break_keeps_no_listing_and_is_walked(folder, tmp_path, monkeypatch):
+    (folder / "docs" / "two\nlines.txt").write_text("odd name")
+    memo = tmp_path / "memo.json"
+    assert content_hash(folder, memo) == _full_digest(folder)
+    assert json.loads(memo.read_text())["quick"] is None and not memo.with_suffix(".list").exists()
+    walks = []
+    walk = loader._walk_world
+    monkeypatch.setattr(loader, "_walk_world", lambda root: walks.append(root) or walk(root))
+    assert content_hash(folder, memo) == _full_digest(folder) and len(walks) == 1
+
+
 def test_random_edits_give_the_full_digest_each_time(folder, tmp_path):
     """The kept digest against the full read after each of many random changes (the reference)."""
     rng = random.Random(7)
