@@ -9,7 +9,7 @@ import zipfile
 from datetime import datetime
 from hashlib import sha256
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol
 
 from apps.kit.clock import VirtualClock
 from apps.kit.database import AppDatabase
@@ -32,7 +32,7 @@ class EpisodeWorld(Protocol):
     @property
     def info(self) -> WorldInfo: ...
     @property
-    def images(self) -> dict[str, bytes]: ...  # each app's pristine database image
+    def images(self) -> Mapping[str, bytes]: ...  # each app's pristine database image (read on first use)
 
 
 class Episode:

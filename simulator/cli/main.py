@@ -10,7 +10,7 @@ import anyio
 import typer
 import uvicorn
 
-from simulator.cli import gui, tasks, worlds
+from simulator.cli import ahead, gui, tasks, worlds
 from simulator.runner import cli as run_cli
 from simulator.runner import learnability
 from simulator.store.episodes import EpisodeStore
@@ -70,6 +70,7 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
     base = f"http://{host}:{port}"
     catalog = task_catalog(store)
     memory.freeze_startup()   # the imports, the compiled world and the catalog: out of the collector's scans
+    ahead.release_collector()   # held off since the start (simulator/cli/__init__.py)
     memory.fewer_full_collections()   # a full collection walks every live episode's objects
     if resume:
         from simulator.trajectories.resume import resume as resume_episodes

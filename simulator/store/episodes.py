@@ -19,7 +19,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from apps.kit import App, Invalid, NotFound
 from apps.kit.clock import VirtualClock
@@ -37,12 +37,13 @@ from worlds.model import WorldInfo
 
 @dataclass
 class CompiledWorld:
-    """What episodes need of a world: its name, folder, ``world.yaml`` and each app's pristine image."""
+    """What episodes need of a world: its name, folder, ``world.yaml`` and each app's pristine image
+    (``compile.Images``: read on first use)."""
 
     name: str
     root: Path
     info: WorldInfo
-    images: dict[str, bytes]
+    images: Mapping[str, bytes]
     digest: str | None = None   # the files' digest the images were found by (made on first use when adopted)
 
     @property
@@ -105,7 +106,7 @@ class EpisodeStore:
                 self._worlds[name] = CompiledWorld(info.name, root, info, images, digest)
             return self._worlds[name]
 
-    def adopt(self, name: str, images: dict[str, bytes]) -> CompiledWorld:
+    def adopt(self, name: str, images: Mapping[str, bytes]) -> CompiledWorld:
         """Serve world ``name`` from pristine images compiled elsewhere (shipped to a Ray node once)
         instead of compiling it here; only its ``world.yaml`` is read from the local folder."""
         try:

@@ -31,4 +31,6 @@ def test_world_size_times_each_stage_and_leaves_nothing_behind(tmp_path, monkeyp
     assert set(compiled["build"]) >= {"mail", "crm", "docs", "calendar"}
     assert compiled["cpu_s"] >= compiled["load_world"]["cpu_s"] > 0
     assert len(out["server_ready"]) == 1 and out["server_ready"][0]["cpu_s"] > 0
+    assert len(out["world_ready"]) == 1 and set(out["world_ready"][0]) == {"wall_s", "cpu_s"}
+    assert 0 < out["world_ready"][0]["wall_s"] < out["server_ready"][0]["wall_s"]
     assert list(tmp_path.iterdir()) == []  # the world and its cache were temporary

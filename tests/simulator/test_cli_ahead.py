@@ -31,3 +31,21 @@ def test_a_stamp_is_started_only_for_a_world_folder_it_finds(monkeypatch, tmp_pa
     assert not ahead.stamp_world_ahead(["officeworld", "up", "--world", "generated-xl"], {})  # found after imports
     assert not ahead.stamp_world_ahead(["officeworld", "tasks", "check"], {})
     assert len(started) == 2
+
+
+def test_the_collector_is_held_for_up_only_and_released_once():
+    import gc
+
+    assert gc.isenabled()
+    try:
+        assert not ahead.hold_collector(["officeworld", "bench"], {}) and gc.isenabled()
+        assert not ahead.hold_collector(["officeworld", "up", "--backend", "docker"], {}) and gc.isenabled()
+        assert ahead.hold_collector(["officeworld", "up", "--world", "acme"], {}) and not gc.isenabled()
+        ahead.release_collector()
+        assert gc.isenabled()
+        gc.disable()   # the caller's own choice: neither held nor released
+        assert not ahead.hold_collector(["officeworld", "up"], {})
+        ahead.release_collector()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

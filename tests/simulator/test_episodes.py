@@ -157,11 +157,36 @@ def test_a_world_is_digested_once_and_recorded_episodes_carry_that_digest(world_
     from worlds import content_hash, loader
 
     walks = []
-    real = loader._files
-    monkeypatch.setattr(loader, "_files", lambda root: walks.append(root) or real(root))
+    walk, quick = loader._walk_world, loader._quick_stamp
+    monkeypatch.setattr(loader, "_walk_world", lambda root: walks.append(root) or walk(root))
+    monkeypatch.setattr(loader, "_quick_stamp", lambda root, listing: walks.append(root) or quick(root, listing))
     store = EpisodeStore(cache_dir=world_cache, trajectory_dir=tmp_path / "runs")
     first = store.create(str(world_dir))
     store.create(str(world_dir))
     assert len(walks) == 1
     header = json.loads((tmp_path / "runs" / f"{first.id}.jsonl").read_text().splitlines()[0])
     assert header["world_hash"] == content_hash(world_dir) == store.world(str(world_dir)).content_hash
+
+
+def test_images_are_opened_when_the_world_is_ready_and_read_on_first_use(world_dir, tmp_path):
+    """``store.world`` opens each app's cached image; an image is read when first asked for, from the file
+    opened then (the cache may change meanwhile), and a pickled world carries the images themselves."""
+    import pickle
+
+    from simulator.store.compile import Images
+
+    cache = tmp_path / "own-cache"   # its files are deleted below: not the run's shared cache
+    EpisodeStore(cache_dir=cache).create(str(world_dir))   # compiled into it
+    fresh = EpisodeStore(cache_dir=cache)
+    images = fresh.world(str(world_dir)).images
+    assert isinstance(images, Images) and list(images) == list(APPS) and len(images) == len(APPS)
+    cached = {path.name.split(".")[-3]: path for path in cache.glob("*.sqlite")}
+    expected = {app: path.read_bytes() for app, path in cached.items()}
+    for path in cached.values():
+        path.unlink()   # gone from the cache: the opened files still hold them
+    assert {app: images[app] for app in images} == expected
+    assert images["mail"] is images["mail"]   # read once
+    with pytest.raises(KeyError):
+        images["nope"]
+    assert pickle.loads(pickle.dumps(images)) == expected
+    assert fresh.create(str(world_dir)).actor == "dana@small.test"

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import os
+import random
 import shutil
 import time
 from pathlib import Path
@@ -100,6 +102,114 @@ def test_any_change_to_the_files_gives_a_new_digest(change, folder, tmp_path):
     assert after == _full_digest(folder)
 
 
+def _no_walk(root):
+    raise AssertionError(f"{root} was walked again")
+
+
+def test_an_unchanged_world_is_stated_not_walked_nor_read(folder, tmp_path, monkeypatch):
+    memo = tmp_path / "memo.json"
+    kept = content_hash(folder, memo)
+    assert memo.with_suffix(".list").is_file()
+    monkeypatch.setattr(loader, "_walk_world", _no_walk)
+    monkeypatch.setattr(loader, "open", _no_walk, raising=False)
+    assert content_hash(folder, memo) == kept
+
+
+def _change(folder: Path, change: str, outside: Path) -> None:
+    thread = sorted(p for p in (folder / "mail").iterdir() if p.is_dir())[0]
+    if change == "a file added in a sub-folder":
+        (thread / "zz-late.eml").write_text("From: x@example.com\n\nlate")
+    elif change == "a file removed from a sub-folder":
+        sorted(thread.iterdir())[0].unlink()
+    elif change == "an empty folder added":
+        (folder / "mail" / "empty").mkdir()
+    elif change == "a folder renamed":
+        thread.rename(thread.with_name("zz-" + thread.name))
+    elif change == "a folder removed":
+        shutil.rmtree(thread)
+    elif change == "a file turned into a folder":
+        target = sorted(thread.iterdir())[0]
+        target.unlink()
+        target.mkdir()
+        (target / "inner.txt").write_text("inside")
+    elif change == "a linked folder turned into a file":
+        shutil.rmtree(outside)
+        outside.write_text("now a file")
+    elif change == "a dangling link's file made":
+        (outside.parent / "later.txt").write_text("made later")
+    elif change == "a linked file edited":
+        (outside.parent / "linked.txt").write_text("edited")
+    else:
+        raise AssertionError(change)
+
+
+@pytest.mark.parametrize("change", ["a file added in a sub-folder", "a file removed from a sub-folder",
+                                    "an empty folder added", "a folder renamed", "a folder removed",
+                                    "a file turned into a folder", "a linked folder turned into a file",
+                                    "a dangling link's file made", "a linked file edited"])
+def test_the_quick_stamp_sees_what_the_walk_sees(change, folder, tmp_path):
+    """Each change is caught by stat'ing the kept listing alone: a folder's times move when an entry is
+    added, removed or renamed in it; a link is followed as the walk follows it."""
+    outside = tmp_path / "outside" / "folder"
+    outside.mkdir(parents=True)
+    (outside.parent / "linked.txt").write_text("linked")
+    (folder / "docs" / "to-a-folder").symlink_to(outside)
+    (folder / "docs" / "dangling.txt").symlink_to(outside.parent / "later.txt")
+    (folder / "docs" / "a-link.txt").symlink_to(outside.parent / "linked.txt")
+    memo = tmp_path / "memo.json"
+    time.sleep(0.05)   # the links' folder settles past the clock tick
+    before = content_hash(folder, memo)
+    assert before == _full_digest(folder) and loader._quick_stamp(folder, loader._listing_of(memo))
+    time.sleep(0.05)
+    _change(folder, change, outside)
+    assert loader._quick_stamp(folder, loader._listing_of(memo)) != json.loads(memo.read_text())["quick"]
+    assert content_hash(folder, memo) == _full_digest(folder)
+    assert content_hash(folder, memo) == _full_digest(folder)   # and kept anew
+
+
+def test_a_name_with_a_line_break_keeps_no_listing_and_is_walked(folder, tmp_path, monkeypatch):
+    (folder / "docs" / "two\nlines.txt").write_text("odd name")
+    memo = tmp_path / "memo.json"
+    assert content_hash(folder, memo) == _full_digest(folder)
+    assert json.loads(memo.read_text())["quick"] is None and not memo.with_suffix(".list").exists()
+    walks = []
+    walk = loader._walk_world
+    monkeypatch.setattr(loader, "_walk_world", lambda root: walks.append(root) or walk(root))
+    assert content_hash(folder, memo) == _full_digest(folder) and len(walks) == 1
+
+
+def test_random_edits_give_the_full_digest_each_time(folder, tmp_path):
+    """The kept digest against the full read after each of many random changes (the reference)."""
+    rng = random.Random(7)
+    memo = tmp_path / "memo.json"
+    assert content_hash(folder, memo) == _full_digest(folder)
+    for step in range(30):
+        time.sleep(0.02)   # past the file system's clock tick
+        files = sorted(p for p in folder.rglob("*") if p.is_file())
+        folders = sorted(p for p in folder.rglob("*") if p.is_dir())
+        kind = rng.choice(["edit", "edit back in time", "add", "remove", "rename", "new folder", "move"])
+        target, where = rng.choice(files), rng.choice(folders)
+        if kind == "edit":
+            with target.open("ab") as f:
+                f.write(b"x")
+        elif kind == "edit back in time":
+            raw, times = target.read_bytes(), target.stat()
+            target.write_bytes(raw[:-1] + (b"x" if raw[-1:] != b"x" else b"y") if raw else b"y")
+            os.utime(target, ns=(times.st_atime_ns, times.st_mtime_ns))
+        elif kind == "add":
+            (where / f"added-{step}.txt").write_text(f"step {step}")
+        elif kind == "remove":
+            target.unlink()
+        elif kind == "rename":
+            target.rename(target.with_name(f"renamed-{step}-{target.name}"))
+        elif kind == "new folder":
+            (where / f"folder-{step}").mkdir()
+            (where / f"folder-{step}" / "one.txt").write_text("one")
+        else:
+            target.rename(where / f"moved-{step}-{target.name}")
+        assert content_hash(folder, memo) == _full_digest(folder), (step, kind, target, where)
+
+
 def test_fresh_files_are_digested_but_not_kept(tmp_path, monkeypatch):
     monkeypatch.setattr(loader, "_SETTLED_S", 3600.0)
     root = tmp_path / "w"
@@ -176,16 +286,17 @@ import sys
 from pathlib import Path
 from worlds import loader
 root, memo = Path(sys.argv[1]), Path(sys.argv[2])
-parent, real = os.getpid(), loader._files
+parent, real, walk = os.getpid(), loader._stats, loader._walk_world
 def only_in_the_child(*args):
-    assert os.getpid() != parent, "walked in this process"
+    assert os.getpid() != parent, "stat'ed in this process"
     return real(*args)
-loader._files = only_in_the_child
-assert loader.stamp_ahead(root)
-kept = loader.content_hash(root, memo)   # the child's stamp matches the memo: nothing walked here
+loader._stats = only_in_the_child
+loader._walk_world = None   # nor walked
+assert loader.stamp_ahead(root, memo)
+kept = loader.content_hash(root, memo)   # the child's stamp matches the memo: nothing stat'ed here
 (root / "mail" / "late.txt").write_text("changed after the memo was kept")
-loader._files = real
-assert loader.stamp_ahead(root)
+loader._stats, loader._walk_world = real, walk
+assert loader.stamp_ahead(root, memo)
 print(kept, loader.content_hash(root, memo))   # the stamp does not match: walked and read again here
 """
 
