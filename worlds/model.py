@@ -11,9 +11,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 
 class Strict(BaseModel):
-    # Built on first use (validation, dump, schema): ~130 models of the apps, tasks and worlds derive from it,
-    # and building them all at import took 0.2 s of every server's start, most of them used by no request yet.
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 def _address(value: str) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from worlds.model import Strict
 
@@ -31,15 +31,9 @@ HEALTH = "/health"
 IMAGE_TYPE = "application/vnd.sqlite3"
 
 
-# The request bodies of the service's FastAPI routes are built at import, not on first use as other ``Strict``
-# models are: FastAPI's adapter of a deferred model warns, when it is built, that the body's alias goes unused.
-_BODY = ConfigDict(extra="forbid", defer_build=False)
-
-
 class OpenEpisode(Strict):
     """Open an episode of ``world`` from its pristine image, or as a fork of episode ``fork_from``."""
 
-    model_config = _BODY
     world: str
     fork_from: str | None = None
 
@@ -48,7 +42,6 @@ class CallRequest(Strict):
     """One operation's call: its arguments as JSON (the service validates them again to get their
     Python types back), who acts and the episode's virtual time."""
 
-    model_config = _BODY
     arguments: dict[str, Any]
     actor: str
     now: datetime
