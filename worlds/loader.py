@@ -175,7 +175,7 @@ def content_hash(root: Path, memo: Path | None = None) -> str:
     else:
         hashed, base = hashlib.sha256(), str(root)
         for rel, _ in walked.files:
-            hashed.update(rel.encode() + b"\0")
+            hashed.update(os.fsencode(rel) + b"\0")   # a name as its bytes, UTF-8 or not
             with open(os.path.join(base, rel), "rb") as f:
                 hashed.update(hashlib.sha256(f.read()).digest())
         digest = hashed.hexdigest()
@@ -299,7 +299,7 @@ def _taken_ahead(root: Path) -> str | None:
 
 
 def _stamp(files: list[tuple[str, os.stat_result]]) -> str:
-    return hashlib.sha256("\n".join(f"{rel}\0{_signature(s)}" for rel, s in files).encode()).hexdigest()
+    return hashlib.sha256(os.fsencode("\n".join(f"{rel}\0{_signature(s)}" for rel, s in files))).hexdigest()
 
 
 def _signature(s: os.stat_result) -> str:

@@ -24,7 +24,7 @@ def _full_digest(root: Path) -> str:
     """The digest as first written: every file read, in the order of the sorted paths."""
     digest = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(os.fsencode(path.relative_to(root).as_posix()) + b"\0")   # a name's bytes, UTF-8 or not
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
 
@@ -176,6 +176,19 @@ def test_a_name_with_a_line_break_keeps_no_listing_and_is_walked(folder, tmp_pat
     walk = loader._walk_world
     monkeypatch.setattr(loader, "_walk_world", lambda root: walks.append(root) or walk(root))
     assert content_hash(folder, memo) == _full_digest(folder) and len(walks) == 1
+
+
+def test_a_name_that_is_not_utf8_is_digested_by_its_bytes(folder, tmp_path):
+    """Such a name (possible on Linux) keeps no listing, as above, and is digested as its bytes: it was a crash."""
+    odd = os.path.join(os.fsencode(folder / "docs"), b"notes-\xff.txt")
+    with open(odd, "wb") as f:
+        f.write(b"one")
+    memo = tmp_path / "memo.json"
+    before = content_hash(folder, memo)
+    assert before == _full_digest(folder) and json.loads(memo.read_text())["quick"] is None
+    with open(odd, "wb") as f:
+        f.write(b"two")
+    assert content_hash(folder, memo) == _full_digest(folder) != before
 
 
 def test_random_edits_give_the_full_digest_each_time(folder, tmp_path):
