@@ -4,6 +4,7 @@ import json
 from datetime import date, datetime, timezone
 
 import pytest
+from query_reference import cell
 from sqlmodel import select
 
 from apps.crm import fastpath, selling
@@ -106,24 +107,15 @@ def test_list_users_and_query_give_what_their_models_dump_to(store):
         result = invoke(episode, crm["query"], {"soql": soql}, "python").result
         assert result["records"] or "COUNT" in soql or "is_converted" in soql
         assert _text(result) == _text(s.QueryResult.model_validate(result).model_dump(mode="json")), soql
-        q = compile_soql(soql, date(2026, 3, 16))   # the records as first built: every cell through ``_cell``
+        q = compile_soql(soql, date(2026, 3, 16))   # the records as first built: every cell through ``cell``
         if q.count_only:
             assert result["records"] == [] and result["total_size"] == result["matching"]
             continue
         rows = conn.execute(f"select {', '.join(f.sql for f in q.select)} from {m.OBJECTS[q.object].__tablename__} t "
                             f"where {q.where} order by {', '.join([*q.order, 't.id asc'])} limit ? offset ?",
                             [*q.params, q.limit, q.offset]).fetchall()
-        first = [{f.name: _cell(v, f.kind) for f, v in zip(q.select, row)} for row in rows]
+        first = [{f.name: cell(v, f.kind) for f, v in zip(q.select, row)} for row in rows]
         assert _text(result["records"]) == _text(first), soql
-
-
-def _cell(value, kind: str):
-    """A query's cell as it was first converted (before ``views._records`` did it)."""
-    if kind == "bool" and value is not None:
-        return bool(value)
-    if kind == "datetime" and isinstance(value, str):
-        return datetime.fromisoformat(value).replace(tzinfo=timezone.utc).isoformat().replace("+00:00", "Z")
-    return value
 
 
 def _pipeline_orm(ctx, who):

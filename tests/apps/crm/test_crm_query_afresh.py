@@ -7,10 +7,11 @@ transaction that is rolled back, and across a change of day."""
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from query_reference import cell
 
 from apps.crm import models as m
 from apps.crm import views
@@ -19,14 +20,6 @@ from apps.crm.query import compile_soql
 from apps.kit import Ctx
 from apps.kit.invoker import invoke
 from apps.kit.trajectory import encode
-
-
-def _cell(value, kind: str):
-    if kind == "bool" and value is not None:
-        return bool(value)
-    if kind == "datetime" and isinstance(value, str):
-        return datetime.fromisoformat(value).replace(tzinfo=timezone.utc).isoformat().replace("+00:00", "Z")
-    return value
 
 
 def reference(conn, soql: str, today: date) -> bytes:
@@ -39,7 +32,7 @@ def reference(conn, soql: str, today: date) -> bytes:
     rows = conn.execute(f"select {', '.join(f.sql for f in q.select)} {base} order by {', '.join([*q.order, 't.id asc'])}"
                         " limit ? offset ?", [*q.params, q.limit, q.offset]).fetchall()
     total = conn.execute(f"select count(*) {base}", q.params).fetchone()[0]
-    records = [dict(zip([f.name for f in q.select], [_cell(v, f.kind) for f, v in zip(q.select, row)])) for row in rows]
+    records = [dict(zip([f.name for f in q.select], [cell(v, f.kind) for f, v in zip(q.select, row)])) for row in rows]
     return encode({"object": q.object, "total_size": len(records), "matching": total, "records": records})
 
 

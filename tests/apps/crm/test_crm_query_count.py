@@ -1,9 +1,9 @@
 """``query``'s ``matching`` is the number of matching records for every page, whether it was counted or
 known from a page that came back short of its limit; its records are what zipping names and converted cells gives."""
 
-from datetime import datetime, timezone
 
 import pytest
+from query_reference import cell
 
 from apps.crm import models as m
 from apps.crm import views
@@ -51,15 +51,6 @@ def test_records_are_what_zipping_names_and_rows_gives_for_any_names():
     assert views._records(())([(), ()]) == [{}, {}]
 
 
-def _cell(value, kind: str):
-    """A cell as ``query`` first converted it, one call each."""
-    if kind == "bool" and value is not None:
-        return bool(value)
-    if kind == "datetime" and isinstance(value, str):
-        return datetime.fromisoformat(value).replace(tzinfo=timezone.utc).isoformat().replace("+00:00", "Z")
-    return value
-
-
 TIMES = ["2026-03-16 13:00:00.000000", "2026-03-16 13:00:00.123400", "0999-01-02 03:04:05.000001", "2026-03-16",
          "2026-03-16T13:00:00", "2026-03-16 13:00:00+02:00", "2026-03-16T13:00:00.5-04:30", "2026-03-16 13:00:00Z",
          "2026-03-16T13:00:00.123456789", "2026-W11-1 13:00:00.000000", "20260316T130000", "2026-03-16 23:59:59.999999",
@@ -72,7 +63,7 @@ def test_converted_cells_are_what_converting_each_cell_gives():
         for value in values:
             made = views._records(("v",), ((0, kind),))
             try:
-                expected = {"v": _cell(value, kind)}
+                expected = {"v": cell(value, kind)}
             except ValueError as exc:
                 with pytest.raises(ValueError) as raised:
                     made([(value,)])
@@ -83,7 +74,7 @@ def test_converted_cells_are_what_converting_each_cell_gives():
     rows = [(1, "2026-03-16 13:00:00.000000", 0, "a"), (2, None, None, "b"), (3, "2026-03-16 13:00:00.5", 7, "c")]
     names, converted = ("id", "at", "flag", "at"), ((1, "datetime"), (2, "bool"))
     assert views._records(names, converted)(rows) == [
-        dict(zip(names, [_cell(v, dict(converted).get(i, "text")) for i, v in enumerate(row)])) for row in rows]
+        dict(zip(names, [cell(v, dict(converted).get(i, "text")) for i, v in enumerate(row)])) for row in rows]
 
 
 def test_query_results_are_byte_for_byte_those_of_zipping_names_and_rows(store, monkeypatch):
@@ -94,7 +85,7 @@ def test_query_results_are_byte_for_byte_those_of_zipping_names_and_rows(store, 
                 "SELECT name, name, is_closed, CreatedDate FROM Opportunity LIMIT 3", "SELECT id FROM Account"]
     fast = [invoke(episode, op, {"soql": soql}, "python") for soql in queries]
     monkeypatch.setattr(views, "_records", lambda names, converted: lambda rows: [
-        dict(zip(names, [_cell(v, dict(converted).get(i, "")) for i, v in enumerate(row)])) for row in rows])
+        dict(zip(names, [cell(v, dict(converted).get(i, "")) for i, v in enumerate(row)])) for row in rows])
     for soql, step in zip(queries, fast):
         reference = invoke(episode, op, {"soql": soql}, "python")
         assert step.error is None and step.result["records"], (soql, step.error)
