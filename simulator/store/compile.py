@@ -73,7 +73,7 @@ class Images(Mapping[str, bytes]):
                 image = self._read.get(app)
                 if image is None:
                     with self._files.pop(app) as file:   # KeyError for an app the world has no image of
-                        image = self._read[app] = file.read()
+                        image = self._read[app] = _whole(file.fileno())
         return image
 
     def __iter__(self) -> Iterator[str]:
@@ -84,6 +84,19 @@ class Images(Mapping[str, bytes]):
 
     def __reduce__(self):
         return dict, (dict(self),)
+
+
+def _whole(fd: int) -> bytes:
+    """A file's bytes read by position (``pread``), not from the shared offset: a process forked from this one
+    holds the same open file, and its reads would move a ``read()`` here."""
+    size, parts, at = os.fstat(fd).st_size, [], 0
+    while at < size:
+        part = os.pread(fd, size - at, at)
+        if not part:
+            break
+        parts.append(part)
+        at += len(part)
+    return b"".join(parts)
 
 
 def _path(directory: Path, world_name: str, world_hash: str, app: App) -> Path:

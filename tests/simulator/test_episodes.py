@@ -1,5 +1,8 @@
 """Episodes through the control API: isolation, forks, snapshots, digests, the clock, the trajectory."""
 
+import json
+import os
+
 import pytest
 from surfaces import call
 
@@ -190,3 +193,28 @@ def test_images_are_opened_when_the_world_is_ready_and_read_on_first_use(world_d
         images["nope"]
     assert pickle.loads(pickle.dumps(images)) == expected
     assert fresh.create(str(world_dir)).actor == "dana@small.test"
+
+
+def test_images_read_in_a_forked_process_leave_this_ones_whole(world_dir, tmp_path):
+    """A process forked after the world was made ready shares its open image files (and their offsets): what
+    either reads first, the other still reads whole."""
+    cache = tmp_path / "own-cache"
+    EpisodeStore(cache_dir=cache).create(str(world_dir))
+    images = EpisodeStore(cache_dir=cache).world(str(world_dir)).images
+    expected = {path.name.split(".")[-3]: path.read_bytes() for path in cache.glob("*.sqlite")}
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # the child: every image read here first, its lengths down the pipe
+        code = 1
+        try:
+            os.close(read)
+            os.write(write, json.dumps({app: len(images[app]) for app in images}).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        in_child = json.loads(pipe.read())
+    assert os.waitpid(pid, 0)[1] == 0
+    assert in_child == {app: len(image) for app, image in expected.items()}
+    assert {app: images[app] for app in images} == expected
