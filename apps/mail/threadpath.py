@@ -62,44 +62,42 @@ def search(ctx: Ctx, query: str, limit: int, offset: int, include_messages: bool
     for row in conn.execute(_MESSAGES.format(marks=marks), page):
         found[row[1]].append(fastpath.summary(row[:12]))
         subjects[row[1]] = row[12] or ""
-    return Wire({"total": len(ids), "threads": [_summary(t, subjects.get(t, ""), found[t], q.include_hidden, True)
-                                                for t in page]})
+    threads = []
+    for t in page:
+        messages = _shown(found[t], q.include_hidden)
+        threads.append(_summary(t, subjects.get(t, ""), messages, messages[-1], messages))
+    return Wire({"total": len(ids), "threads": threads})
 
 
 def _gathered(conn, page: list[int], marks: str, include_hidden: bool) -> list[dict[str, Any]]:
-    """The page's threads' summaries (``_summary``) without their messages: the messages read lightly
-    (``_GATHER``), and in full only the latest shown of each thread (``_LATEST``)."""
-    shown: dict[int, list] = {t: [] for t in page}
-    for row in conn.execute(_GATHER.format(marks=marks), page):
-        shown[row[1]].append((row, fastpath.label_set(row[5])))
-    if not include_hidden:
-        shown = {t: [m for m in gathered if _BINS.isdisjoint(m[1][0])] or gathered for t, gathered in shown.items()}
-    latest = {row[1]: row for row in conn.execute(_LATEST.format(marks=marks), [shown[t][-1][0][0] for t in page])}
-    threads = []
-    for t in page:
-        row, messages = latest[t], shown[t]
-        summary = fastpath.summary(row[:12])
-        threads.append({
-            "id": t, "subject": row[12] or summary["subject"], "snippet": summary["snippet"], "date": summary["date"],
-            "message_count": len(messages),
-            "participants": list(dict.fromkeys(m[0][3] or m[0][2] for m in messages)),
-            "labels": sorted({label for m in messages for label in m[1][0]}),
-            "unread": any(m[1][1] for m in messages), "starred": any(m[1][2] for m in messages),
-            "has_attachments": any(m[0][4] for m in messages), "latest": summary, "messages": None})
-    return threads
+    """The page's threads' summaries without their messages: the messages read lightly (``_GATHER``: what
+    ``_summary`` takes of each), and in full only the latest shown of each thread (``_LATEST``)."""
+    gathered: dict[int, list[dict[str, Any]]] = {t: [] for t in page}
+    for entry, thread_id, sender, sender_name, files, labels in conn.execute(_GATHER.format(marks=marks), page):
+        tags, unread, starred = fastpath.label_set(labels)
+        gathered[thread_id].append({"id": entry, "sender": sender, "sender_name": sender_name, "labels": tags,
+                                    "unread": unread, "starred": starred, "has_attachments": bool(files)})
+    shown = {t: _shown(messages, include_hidden) for t, messages in gathered.items()}
+    latest = {row[1]: row for row in conn.execute(_LATEST.format(marks=marks), [shown[t][-1]["id"] for t in page])}
+    return [_summary(t, latest[t][12], shown[t], fastpath.summary(latest[t][:12]), None) for t in page]
 
 
-def _summary(thread_id: int, subject: str, messages: list[dict[str, Any]], include_hidden: bool,
-             with_messages: bool) -> dict[str, Any]:
-    """A ``ThreadSummary``'s dumped form from its messages' (``fastpath.summary``)."""
-    if not include_hidden:
-        messages = [msg for msg in messages if _BINS.isdisjoint(msg["labels"])] or messages
-    latest = messages[-1]
+def _shown(messages: list[dict[str, Any]], include_hidden: bool) -> list[dict[str, Any]]:
+    """The messages a thread shows: those outside trash and spam (all of them when it has no other, or when
+    ``include_hidden``)."""
+    if include_hidden:
+        return messages
+    return [msg for msg in messages if _BINS.isdisjoint(msg["labels"])] or messages
+
+
+def _summary(thread_id: int, subject: str | None, shown: list[dict[str, Any]], latest: dict[str, Any],
+             messages: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """A ``ThreadSummary``'s dumped form from the messages it shows (each with at least its sender, labels and
+    flags) and the summary of the latest of them (``fastpath.summary``); ``messages`` in full, or None."""
     return {
         "id": thread_id, "subject": subject or latest["subject"], "snippet": latest["snippet"],
-        "date": latest["date"], "message_count": len(messages),
-        "participants": list(dict.fromkeys(msg["sender_name"] or msg["sender"] for msg in messages)),
-        "labels": sorted({label for msg in messages for label in msg["labels"]}),
-        "unread": any(msg["unread"] for msg in messages), "starred": any(msg["starred"] for msg in messages),
-        "has_attachments": any(msg["has_attachments"] for msg in messages), "latest": latest,
-        "messages": messages if with_messages else None}
+        "date": latest["date"], "message_count": len(shown),
+        "participants": list(dict.fromkeys(msg["sender_name"] or msg["sender"] for msg in shown)),
+        "labels": sorted({label for msg in shown for label in msg["labels"]}),
+        "unread": any(msg["unread"] for msg in shown), "starred": any(msg["starred"] for msg in shown),
+        "has_attachments": any(msg["has_attachments"] for msg in shown), "latest": latest, "messages": messages}
