@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Mapping
 
 HERE = Path(__file__).parent
 WARMUP = 10
@@ -43,35 +43,16 @@ def server_cpu_s(pid: int) -> float:
 def times(fn: Callable[[], object], repeat: int, what: str, pid: int | None = None) -> dict:
     """Wall µs per call; with ``pid``, also that server's CPU during each call (the client waits for the
     answer, so it is the call's), as a median."""
-    for _ in range(WARMUP):
-        fn()
-    samples, cpu = [], []
-    for _ in range(repeat):
-        before = server_cpu_s(pid) if pid else 0.0
-        started = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - started) * 1e6)
-        if pid:
-            cpu.append((server_cpu_s(pid) - before) * 1e6)
-    return _with_cpu(summary(samples, what), cpu)
+    return times_in_turns({"": fn}, repeat, {"": what}, {"": pid})[""]
 
 
 async def atimes(fn: Callable[[], Awaitable[object]], repeat: int, what: str, pid: int | None = None) -> dict:
-    for _ in range(WARMUP):
-        await fn()
-    samples, cpu = [], []
-    for _ in range(repeat):
-        before = server_cpu_s(pid) if pid else 0.0
-        started = time.perf_counter()
-        await fn()
-        samples.append((time.perf_counter() - started) * 1e6)
-        if pid:
-            cpu.append((server_cpu_s(pid) - before) * 1e6)
-    return _with_cpu(summary(samples, what), cpu)
+    """``times`` for an awaited call, with this process's CPU per call too (``client_cpu_us_per_call``)."""
+    return (await atimes_in_turns({"": fn}, repeat, {"": what}, {"": pid}))[""]
 
 
 def times_in_turns(fns: dict[str, Callable[[], object]], repeat: int, what: dict[str, str],
-                   pids: dict[str, int]) -> dict[str, dict]:
+                   pids: Mapping[str, int | None]) -> dict[str, dict]:
     """``times`` for several calls taking turns (one of each, round after round): each under the same load."""
     for fn in fns.values():
         for _ in range(WARMUP):
@@ -80,16 +61,18 @@ def times_in_turns(fns: dict[str, Callable[[], object]], repeat: int, what: dict
     cpu: dict[str, list[float]] = {k: [] for k in fns}
     for _ in range(repeat):
         for k, fn in fns.items():
-            before = server_cpu_s(pids[k])
+            pid = pids.get(k)
+            before = server_cpu_s(pid) if pid else 0.0
             started = time.perf_counter()
             fn()
             samples[k].append((time.perf_counter() - started) * 1e6)
-            cpu[k].append((server_cpu_s(pids[k]) - before) * 1e6)
+            if pid:
+                cpu[k].append((server_cpu_s(pid) - before) * 1e6)
     return {k: _with_cpu(summary(samples[k], what[k]), cpu[k]) for k in fns}
 
 
 async def atimes_in_turns(fns: dict[str, Callable[[], Awaitable[object]]], repeat: int, what: dict[str, str],
-                          pids: dict[str, int]) -> dict[str, dict]:
+                          pids: Mapping[str, int | None]) -> dict[str, dict]:
     """``atimes`` for several calls taking turns, as ``times_in_turns``; with this process's CPU per call too."""
     for fn in fns.values():
         for _ in range(WARMUP):
@@ -99,12 +82,14 @@ async def atimes_in_turns(fns: dict[str, Callable[[], Awaitable[object]]], repea
     mine: dict[str, list[float]] = {k: [] for k in fns}
     for _ in range(repeat):
         for k, fn in fns.items():
-            before, own = server_cpu_s(pids[k]), time.process_time()
+            pid = pids.get(k)
+            before, own = server_cpu_s(pid) if pid else 0.0, time.process_time()
             started = time.perf_counter()
             await fn()
             samples[k].append((time.perf_counter() - started) * 1e6)
             mine[k].append((time.process_time() - own) * 1e6)
-            cpu[k].append((server_cpu_s(pids[k]) - before) * 1e6)
+            if pid:
+                cpu[k].append((server_cpu_s(pid) - before) * 1e6)
     out = {k: _with_cpu(summary(samples[k], what[k]), cpu[k]) for k in fns}
     for k, figure in out.items():
         figure["client_cpu_us_per_call"] = round(sorted(mine[k])[len(mine[k]) // 2], 1)

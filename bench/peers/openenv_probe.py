@@ -20,7 +20,7 @@ import sys
 import time
 
 import httpx
-from common import atimes, atimes_in_turns, jsonrpc_call, times, ts_client
+from common import atimes, jsonrpc_call, times, ts_client
 from openenv.core.mcp_client import MCPToolClient
 
 TOOL, ARGS = "get_message", {"message_id": 1}
@@ -62,11 +62,6 @@ class MailEnv(MCPEnvironment):
 app = create_app(MailEnv, CallToolAction, CallToolObservation, env_name="mail")
 '''
 
-async def own_cpu(fn, repeat: int, what: str, pid: int) -> dict:
-    """``atimes`` with this process's CPU per call beside it (``client_cpu_us_per_call``, as ours_probe.py gives)."""
-    return (await atimes_in_turns({"call": fn}, repeat, {"call": what}, {"call": pid}))["call"]
-
-
 async def client_figures(url: str, repeat: int, pid: int) -> dict:
     async with MCPToolClient(base_url=url) as env:
         await env.reset()
@@ -75,7 +70,7 @@ async def client_figures(url: str, repeat: int, pid: int) -> dict:
             raise SystemExit(f"OpenEnv probe: call_tool answered {answer!r}")
         out = {
             "client_reset": await atimes(env.reset, repeat, "MCPToolClient.reset() over /ws (the client's default)"),
-            "client_call_tool": await own_cpu(lambda: env.call_tool("get_message", message_id=1), repeat,
+            "client_call_tool": await atimes(lambda: env.call_tool("get_message", message_id=1), repeat,
                                               "MCPToolClient.call_tool over /ws (the client's default)", pid),
         }
     production = MCPToolClient(base_url=url)
@@ -84,7 +79,7 @@ async def client_figures(url: str, repeat: int, pid: int) -> dict:
         answer = await production.call_tool("get_message", message_id=1)
         if not (isinstance(answer, dict) and answer.get("id") == 1):
             raise SystemExit(f"OpenEnv probe: production call_tool answered {answer!r}")
-        out["mcp_session_call"] = await own_cpu(
+        out["mcp_session_call"] = await atimes(
             lambda: production.call_tool("get_message", message_id=1), repeat,
             "MCPToolClient.call_tool in production mode: JSON-RPC tools/call POSTed to /mcp in a session", pid)
     finally:

@@ -78,8 +78,7 @@ async def python_figure(key: str, url: str, repeat: int, pid: int) -> dict:
     make, what = PYTHON_CLIENTS[key]
     async with contextlib.AsyncExitStack() as stack:
         client = await make(stack, url)
-        return (await common.atimes_in_turns({key: lambda: client.call_tool(TOOL, ARGS)}, repeat, {key: what},
-                                             {key: pid}))[key]
+        return await common.atimes(lambda: client.call_tool(TOOL, ARGS), repeat, what, pid)
 
 
 async def python_in_turns(key: str, urls: dict[str, str], repeat: int, pids: dict[str, int]) -> dict[str, dict]:
