@@ -1,5 +1,5 @@
 """What ``officeworld up`` can start before its imports: the stamp of its world's files, taken by a child
-process (``worlds.loader.stamp_ahead``) while this one imports the apps and the server (seconds). On an
+process (``worlds.digest.stamp_ahead``) while this one imports the apps and the server (seconds). On an
 ``xl`` world (105,000 files and 34,000 folders stat'ed) that costs half a second of a start, spent on
 another core. And the cyclic collector held off until ``up`` freezes its startup objects (``hold_collector``)."""
 
@@ -36,7 +36,8 @@ def stamp_world_ahead(argv: Sequence[str], env: Mapping[str, str] = os.environ) 
     world = world_of(argv, env)
     if world is None:
         return False
-    from worlds.loader import WORLDS_DIR, stamp_ahead
+    from worlds.digest import stamp_ahead
+    from worlds.loader import WORLDS_DIR
 
     for root in (Path(world), WORLDS_DIR / world):
         if (root / "world.yaml").is_file():

@@ -2,7 +2,7 @@
 
 The cache key joins the digest of the world's files with the digest of the app's code, so an
 unchanged world starts without rebuilding (nor even reading its messages and documents: the digest
-is kept with the files' sizes and times, ``worlds.loader.content_hash``), and a change to either
+is kept with the files' sizes and times, ``worlds.digest.content_hash``), and a change to either
 rebuilds only what it affects.
 """
 

@@ -23,7 +23,7 @@ def test_the_world_up_serves_is_read_from_its_command_line(argv, env, world):
 
 def test_a_stamp_is_started_only_for_a_world_folder_it_finds(monkeypatch, tmp_path):
     started = []
-    monkeypatch.setattr("worlds.loader.stamp_ahead", lambda root: started.append(root) or True)
+    monkeypatch.setattr("worlds.digest.stamp_ahead", lambda root: started.append(root) or True)
     assert ahead.stamp_world_ahead(["officeworld", "up", "--world", "acme"], {})
     assert started[-1].name == "acme" and (started[-1] / "world.yaml").is_file()
     (tmp_path / "world.yaml").write_text("name: w\n")

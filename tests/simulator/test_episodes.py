@@ -157,12 +157,12 @@ def test_a_world_is_digested_once_and_recorded_episodes_carry_that_digest(world_
     does not stat the world's files again (an xl world's 105,000)."""
     import json
 
-    from worlds import content_hash, loader
+    from worlds import content_hash, digest
 
     walks = []
-    walk, quick = loader._walk_world, loader._quick_stamp
-    monkeypatch.setattr(loader, "_walk_world", lambda root: walks.append(root) or walk(root))
-    monkeypatch.setattr(loader, "_quick_stamp", lambda root, listing: walks.append(root) or quick(root, listing))
+    walk, quick = digest._walk_world, digest._quick_stamp
+    monkeypatch.setattr(digest, "_walk_world", lambda root: walks.append(root) or walk(root))
+    monkeypatch.setattr(digest, "_quick_stamp", lambda root, listing: walks.append(root) or quick(root, listing))
     store = EpisodeStore(cache_dir=world_cache, trajectory_dir=tmp_path / "runs")
     first = store.create(str(world_dir))
     store.create(str(world_dir))

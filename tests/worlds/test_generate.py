@@ -10,8 +10,8 @@ from faker import Faker
 
 from simulator.store.registry import world_sections
 from worlds import load_world
+from worlds.digest import content_hash
 from worlds.generate import generate, text
-from worlds.loader import content_hash
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,9 @@ import pytest
 from simulator.store.registry import world_sections
 from worlds import load_world
 from worlds.consistency import check
+from worlds.digest import content_hash
 from worlds.generate import generate
 from worlds.generate.voice import SIGN_OFFS, attribution
-from worlds.loader import content_hash
 
 
 @pytest.fixture(scope="module")

@@ -15,18 +15,18 @@ from pathlib import Path
 import pytest
 import yaml
 
-from worlds import loader
-from worlds.loader import content_hash
+from worlds import digest, loader
+from worlds.digest import content_hash
 from worlds.writer import _Dumper
 
 
 def _full_digest(root: Path) -> str:
     """The digest as first written: every file read, in the order of the sorted paths."""
-    digest = hashlib.sha256()
+    hashed = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        digest.update(os.fsencode(path.relative_to(root).as_posix()) + b"\0")   # a name's bytes, UTF-8 or not
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
+        hashed.update(os.fsencode(path.relative_to(root).as_posix()) + b"\0")   # a name's bytes, UTF-8 or not
+        hashed.update(hashlib.sha256(path.read_bytes()).digest())
+    return hashed.hexdigest()
 
 
 def _dump(data, dumper) -> str:
@@ -59,7 +59,7 @@ def test_the_writer_keeps_aliases_odd_scalars_and_flow_choices():
 @pytest.fixture
 def folder(tmp_path, monkeypatch):
     """A copy of acme whose digest may be kept at once (no wait for its files to settle)."""
-    monkeypatch.setattr(loader, "_SETTLED_S", -3600.0)
+    monkeypatch.setattr(digest, "_SETTLED_S", -3600.0)
     root = tmp_path / "acme"
     shutil.copytree(loader.WORLDS_DIR / "acme", root)
     return root
@@ -74,7 +74,7 @@ def test_the_digest_is_the_full_read_and_is_kept(folder, tmp_path, monkeypatch):
         raise AssertionError(f"{path} was read again")
 
     kept = content_hash(folder, memo)
-    monkeypatch.setattr(loader, "open", no_reading, raising=False)  # the loader's files are opened with open()
+    monkeypatch.setattr(digest, "open", no_reading, raising=False)  # the loader's files are opened with open()
     assert content_hash(folder, memo) == kept
     memo.unlink()
     with pytest.raises(AssertionError, match="read again"):
@@ -110,8 +110,8 @@ def test_an_unchanged_world_is_stated_not_walked_nor_read(folder, tmp_path, monk
     memo = tmp_path / "memo.json"
     kept = content_hash(folder, memo)
     assert memo.with_suffix(".list").is_file()
-    monkeypatch.setattr(loader, "_walk_world", _no_walk)
-    monkeypatch.setattr(loader, "open", _no_walk, raising=False)
+    monkeypatch.setattr(digest, "_walk_world", _no_walk)
+    monkeypatch.setattr(digest, "open", _no_walk, raising=False)
     assert content_hash(folder, memo) == kept
 
 
@@ -159,10 +159,10 @@ def test_the_quick_stamp_sees_what_the_walk_sees(change, folder, tmp_path):
     memo = tmp_path / "memo.json"
     time.sleep(0.05)   # the links' folder settles past the clock tick
     before = content_hash(folder, memo)
-    assert before == _full_digest(folder) and loader._quick_stamp(folder, loader._listing_of(memo))
+    assert before == _full_digest(folder) and digest._quick_stamp(folder, digest._listing_of(memo))
     time.sleep(0.05)
     _change(folder, change, outside)
-    assert loader._quick_stamp(folder, loader._listing_of(memo)) != json.loads(memo.read_text())["quick"]
+    assert digest._quick_stamp(folder, digest._listing_of(memo)) != json.loads(memo.read_text())["quick"]
     assert content_hash(folder, memo) == _full_digest(folder)
     assert content_hash(folder, memo) == _full_digest(folder)   # and kept anew
 
@@ -173,8 +173,8 @@ def test_a_name_with_a_line_break_keeps_no_listing_and_is_walked(folder, tmp_pat
     assert content_hash(folder, memo) == _full_digest(folder)
     assert json.loads(memo.read_text())["quick"] is None and not memo.with_suffix(".list").exists()
     walks = []
-    walk = loader._walk_world
-    monkeypatch.setattr(loader, "_walk_world", lambda root: walks.append(root) or walk(root))
+    walk = digest._walk_world
+    monkeypatch.setattr(digest, "_walk_world", lambda root: walks.append(root) or walk(root))
     assert content_hash(folder, memo) == _full_digest(folder) and len(walks) == 1
 
 
@@ -224,7 +224,7 @@ def test_random_edits_give_the_full_digest_each_time(folder, tmp_path):
 
 
 def test_fresh_files_are_digested_but_not_kept(tmp_path, monkeypatch):
-    monkeypatch.setattr(loader, "_SETTLED_S", 3600.0)
+    monkeypatch.setattr(digest, "_SETTLED_S", 3600.0)
     root = tmp_path / "w"
     shutil.copytree(loader.WORLDS_DIR / "acme", root)
     memo = tmp_path / "memo.json"
@@ -285,7 +285,7 @@ def test_the_checked_world_yaml_is_kept_and_taken_while_unchanged(folder, tmp_pa
 
 
 def test_a_fresh_world_yaml_is_read_but_not_kept(tmp_path, monkeypatch):
-    monkeypatch.setattr(loader, "_SETTLED_S", 3600.0)
+    monkeypatch.setattr(digest, "_SETTLED_S", 3600.0)
     root = tmp_path / "w"
     shutil.copytree(loader.WORLDS_DIR / "acme", root)
     memo = tmp_path / "info.memo"
@@ -297,20 +297,20 @@ _AHEAD_PROBE = """
 import os
 import sys
 from pathlib import Path
-from worlds import loader
+from worlds import digest
 root, memo = Path(sys.argv[1]), Path(sys.argv[2])
-parent, real, walk = os.getpid(), loader._stats, loader._walk_world
+parent, real, walk = os.getpid(), digest._stats, digest._walk_world
 def only_in_the_child(*args):
     assert os.getpid() != parent, "stat'ed in this process"
     return real(*args)
-loader._stats = only_in_the_child
-loader._walk_world = None   # nor walked
-assert loader.stamp_ahead(root, memo)
-kept = loader.content_hash(root, memo)   # the child's stamp matches the memo: nothing stat'ed here
+digest._stats = only_in_the_child
+digest._walk_world = None   # nor walked
+assert digest.stamp_ahead(root, memo)
+kept = digest.content_hash(root, memo)   # the child's stamp matches the memo: nothing stat'ed here
 (root / "mail" / "late.txt").write_text("changed after the memo was kept")
-loader._stats, loader._walk_world = real, walk
-assert loader.stamp_ahead(root, memo)
-print(kept, loader.content_hash(root, memo))   # the stamp does not match: walked and read again here
+digest._stats, digest._walk_world = real, walk
+assert digest.stamp_ahead(root, memo)
+print(kept, digest.content_hash(root, memo))   # the stamp does not match: walked and read again here
 """
 
 
