@@ -110,6 +110,7 @@ class Bridge:
         # h11, not httptools: it hands the request target over as sent, so absolute forms can be refused.
         config = uvicorn.Config(BridgeApp(upstream, prefixes), http="h11", lifespan="on", log_level="warning",
                                 access_log=False, timeout_graceful_shutdown=2, host=host, port=port,
+                                timeout_keep_alive=65,   # longer than clients keep a connection: serve.KEEP_ALIVE_S
                                 uds=None if self.socket_path is None else str(self.socket_path))
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, daemon=True)

@@ -326,9 +326,11 @@ def openenv_command(
     """Serve an OpenEnv environment (reset / step / state over /ws, /schema, /health): one world episode a session."""
     import uvicorn
 
+    from simulator.service.serve import KEEP_ALIVE_S
+
     if server and trajectories:
         raise typer.BadParameter("the world at --server keeps its own trajectories", param_hint="--trajectories")
     world = world_client(server, token, trajectories)
     typer.echo(f"openenv: ws://{host}:{port}/ws over {server or 'a world in this process'}", err=True)
     uvicorn.run(build_openenv_app(world, suite, task, max_steps, max_sessions), host=host, port=port,
-                log_level="warning")
+                log_level="warning", timeout_keep_alive=KEEP_ALIVE_S)

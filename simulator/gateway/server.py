@@ -36,6 +36,7 @@ from simulator.gateway.mcp_lazy import INSTRUCTIONS, LazyMCP, allowed_hosts  # n
 from simulator.gateway.mcp_text import lone_surrogate_call, tool_error_reply
 from simulator.gui import mount_gui
 from simulator.gui.browser_tools import BrowserTools
+from simulator.service.serve import KEEP_ALIVE_S
 from simulator.store import memory
 from simulator.store.episodes import EpisodeStore
 from simulator.store.registry import all_operations
@@ -48,8 +49,9 @@ _MCP_PATH = re.compile(r"^/episodes/([^/]+)/mcp/?$")
 def serve(app, host: str, port: int) -> None:
     """Run ``app`` under uvicorn as ``officeworld up`` does. uvloop and httptools are what "auto" picks when
     installed (both are dependencies); the access log is off, as its level already hid it, because uvicorn
-    formats each line's client address and quoted path before the logger drops it."""
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    formats each line's client address and quoted path before the logger drops it. An idle connection is kept
+    ``KEEP_ALIVE_S``, longer than clients keep one."""
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, timeout_keep_alive=KEEP_ALIVE_S)
 
 
 def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
