@@ -37,7 +37,10 @@ class Judge:
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         import httpx
 
-        self.client = client or httpx.Client(timeout=timeout, headers=headers)
+        from simulator.runner.model import KEEP_IDLE_S  # a judge is a model server too
+
+        self.client = client or httpx.Client(timeout=timeout, headers=headers,
+                                             limits=httpx.Limits(keepalive_expiry=KEEP_IDLE_S))
         self._cache: dict[str, CheckResult] = {}
         self._lock = threading.Lock()
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from simulator.runner.model import model_http
 from simulator.runner.policy import Policy
 from simulator.runner.rollout import Rollout
 from simulator.runner.run import RunSettings, guarded, log_result, plan
@@ -68,7 +69,7 @@ class WorldServer:
         if self._clients is None:
             transport = httpx.ASGITransport(self.app) if self.app is not None else None
             ow = AsyncClient(self.server or "http://world", self.token, transport=transport, max_connections=64)
-            self._clients = (ow, httpx.AsyncClient(limits=httpx.Limits(max_connections=64)))
+            self._clients = (ow, model_http(64))
         return self._clients
 
     async def rollout(self, policy: Policy, settings: RunSettings, task: str, sample: int) -> dict:

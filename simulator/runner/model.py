@@ -12,6 +12,15 @@ from dataclasses import dataclass
 import httpx
 
 OVERFLOW_MARKERS = ("context_length_exceeded", "maximum context length", "context length", "too many tokens")
+# How long an idle connection to a model server is kept for reuse: under the 5 s that uvicorn-based servers (vLLM,
+# SGLang) keep one open. At equal times (httpx's own default is 5 s) a request sent on a connection idle for
+# almost 5 s can meet the server closing it and fail: a model error counted against the policy.
+KEEP_IDLE_S = 3.0
+
+
+def model_http(max_connections: int) -> httpx.AsyncClient:
+    """The HTTP client for a model server's completions (``KEEP_IDLE_S``)."""
+    return httpx.AsyncClient(limits=httpx.Limits(max_connections=max_connections, keepalive_expiry=KEEP_IDLE_S))
 
 
 class ModelFailure(Exception):

@@ -14,10 +14,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
 from simulator.gateway.client import AsyncClient
 from simulator.runner.metrics import summarise
+from simulator.runner.model import model_http
 from simulator.runner.policy import Policy
 from simulator.runner.rollout import Rollout, rollout
 from simulator.trajectories.files import TrajectoryFileError, files_in, read
@@ -74,7 +73,7 @@ async def run_rollouts(ow: AsyncClient, model: Policy, tasks: list[str], setting
         progress(len(results), len(results) + len(todo))
     gate = asyncio.Semaphore(settings.concurrency)
     log = (out_dir / "rollouts.jsonl").open("a", encoding="utf-8")
-    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=settings.concurrency * 2)) as http:
+    async with model_http(settings.concurrency * 2) as http:
         async def one(task: str, sample: int) -> dict:
             async with gate:
                 result = await guarded(ow, http, model, task, sample, settings)
