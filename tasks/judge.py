@@ -37,7 +37,7 @@ class Judge:
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         import httpx
 
-        from simulator.runner.model import KEEP_IDLE_S  # a judge is a model server too
+        from simulator.runner.model import KEEP_IDLE_S  # its endpoint is a model server: idle connections let go alike
 
         self.client = client or httpx.Client(timeout=timeout, headers=headers,
                                              limits=httpx.Limits(keepalive_expiry=KEEP_IDLE_S))
