@@ -186,9 +186,14 @@ def freeze_startup() -> None:
     episode exists (an episode frozen, then deleted, would keep its reference cycles for good). Those
     startup objects are most of what the collector tracks: ~230,000 at start against ~80 per episode
     of eight REST calls and ~290 per MCP session (census of a running server), and a full collection
-    walked them all each time. Frozen objects freed by their reference count are freed as before."""
+    walked them all each time. Frozen objects freed by their reference count are freed as before.
+
+    Nothing is collected first: the collector is held off during the start (``simulator.cli.ahead``), and
+    a collection here walked those ~190,000 objects for 0.15-0.25 s of every start to free ~1,600 (the
+    classes and functions imports leave in cycles: the pure-Python ``datetime`` replaced by its C twin,
+    copies of module namespaces), ~0.7 MB resident (80.7 against 80.1 MB, at ``xl``). They stay frozen
+    until the first release that finds no episode (``_refrozen``) collects them."""
     global _frozen
-    gc.collect()
     gc.freeze()
     _frozen = True
 
