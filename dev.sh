@@ -41,6 +41,9 @@ setup() {
     "$SIDE/bin/pip" install --quiet --disable-pip-version-check -r trainers/side-requirements.txt
     digest trainers/side-requirements.txt > "$SIDE_STAMP"
   fi
+  # The project's bytecode, so that a start reads it even where PYTHONDONTWRITEBYTECODE is set (Python writes it
+  # on first use otherwise): what an installed package has. Only changed files are compiled (~0.3 s when none).
+  "$VENV/bin/python" -m compileall -q -j 0 apps simulator sandbox tasks trainers worlds >/dev/null
   local missing=()
   command -v bwrap >/dev/null || missing+=(bubblewrap)
   command -v chromium >/dev/null || missing+=(chromium)
