@@ -50,6 +50,10 @@ COPY --chown=root:root sandbox ./sandbox
 COPY --chown=root:root tasks ./tasks
 COPY --chown=root:root trainers ./trainers
 COPY --chown=root:root worlds ./worlds
+# The bytecode of the source in /app, compiled once here: PYTHONDONTWRITEBYTECODE (and a read-only /app) would
+# otherwise have every container start compile the project's ~240 modules again (~0.3 s CPU of a server's start).
+# A source mounted over it (compose's ./worlds) is compiled from the source as before.
+RUN python -m compileall -q apps simulator sandbox tasks trainers worlds
 USER 10001:10001
 EXPOSE 8000
 HEALTHCHECK --interval=5s --timeout=3s --retries=30 --start-period=10s \

@@ -31,6 +31,9 @@ setup() {
     "$VENV/bin/python" -c "import torch" 2>/dev/null || "$VENV/bin/pip" install --quiet --disable-pip-version-check -c constraints.txt "torch==2.13.0"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check -c constraints.txt -e ".[test,trl,gym,ray,plot]" \
       --config-settings editable_mode=compat
+    # The project's bytecode, as an installed package has it: a start reads it even where PYTHONDONTWRITEBYTECODE
+    # is set (elsewhere Python writes it on first use). A module changed since is compiled from source as before.
+    "$VENV/bin/python" -m compileall -qq -j 0 apps simulator sandbox tasks trainers worlds || true   # errors show on import
     deps_digest > "$STAMP"
   fi
   # The trainers' own libraries that pin another MCP SDK (verifiers, OpenEnv's client) live in a venv of their

@@ -101,3 +101,16 @@ def test_dev_sh_says_what_it_installs_system_wide_before_it_does(tmp_path):
     done = dev("hello")
     assert done.returncode == 0 and "apt-get" not in calls()
     assert "not installed: bubblewrap chromium docker-compose" in done.stderr
+
+
+def test_dev_sh_setup_compiles_the_project_bytecode_and_a_bad_file_does_not_stop_it(tmp_path):
+    """Installing also compiles the project's modules, so a start reads ``.pyc`` even where
+    PYTHONDONTWRITEBYTECODE is set; a file that does not compile is left to its import to report."""
+    repo, dev, calls, log = _sandbox(tmp_path)
+    (repo / "simulator").mkdir()
+    (repo / "simulator" / "fine.py").write_text("X = 1\n")
+    (repo / "simulator" / "broken.py").write_text("def (\n")
+    done = dev("hello")
+    assert done.returncode == 0 and done.stdout == "hello \n", done.stderr
+    compiled = [p.name for p in (repo / "simulator" / "__pycache__").iterdir()]
+    assert any(name.startswith("fine.") for name in compiled) and not any(n.startswith("broken.") for n in compiled)

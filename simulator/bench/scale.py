@@ -228,10 +228,45 @@ def world_ready(world: str, starts: int = 3) -> dict:
 
 def server_ready(world: str, starts: int = 3) -> dict:
     """``officeworld up`` started ``starts`` times on ``world`` (compiled by the first start when it is not
-    yet): each start after the first, and the best of them (the machine may be shared)."""
+    yet): each start after the first, and the best of them (the machine may be shared); and how many of the
+    project's modules each start compiled from source (``modules_without_bytecode``)."""
     _ready(world)   # compiles the world when its images are not in the cache yet
     runs = [_ready(world) for _ in range(starts)]
-    return {"best_wall_s": min(r["wall_s"] for r in runs), "best_cpu_s": min(r["cpu_s"] for r in runs), "starts": runs}
+    return {"best_wall_s": min(r["wall_s"] for r in runs), "best_cpu_s": min(r["cpu_s"] for r in runs), "starts": runs,
+            "modules_without_bytecode": modules_without_bytecode()}
+
+
+_PACKAGES = ("apps", "simulator", "sandbox", "tasks", "trainers", "worlds")   # pyproject.toml's packages
+
+
+def modules_without_bytecode(root: Path | None = None) -> int:
+    """The project's modules a start may compile from source every time: where PYTHONDONTWRITEBYTECODE keeps
+    Python from writing their ``.pyc``, those without one that matches the source (0 where it may write: the
+    first start writes them). A user's installed package has them all; ``dev.sh setup`` and the image compile
+    them, so a figure with this above 0 is slower than what a user gets (~1 ms a module)."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return 0
+    root = root or Path(__file__).resolve().parents[2]
+    return sum(not _fresh_bytecode(source) for package in _PACKAGES for source in (root / package).rglob("*.py"))
+
+
+def _fresh_bytecode(source: Path) -> bool:
+    """Whether ``source`` has a ``.pyc`` this interpreter reads instead of compiling it: its magic number, and
+    the source's time and size as the file now has them (a hash-based one is taken as fresh)."""
+    import importlib.util
+
+    try:
+        with open(importlib.util.cache_from_source(str(source)), "rb") as f:
+            head = f.read(16)
+        stat = source.stat()
+    except OSError:
+        return False
+    if len(head) < 16 or head[:4] != importlib.util.MAGIC_NUMBER:
+        return False
+    if int.from_bytes(head[4:8], "little"):   # hash-based
+        return True
+    return (int.from_bytes(head[8:12], "little") == int(stat.st_mtime) & 0xFFFFFFFF
+            and int.from_bytes(head[12:16], "little") == stat.st_size & 0xFFFFFFFF)
 
 
 if __name__ == "__main__":

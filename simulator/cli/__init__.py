@@ -2,10 +2,9 @@
 
 import sys
 
-from simulator.cli.ahead import hold_collector, stamp_world_ahead
-from simulator.store.memory import serve_with_system_malloc
+from simulator.cli.ahead import hold_collector, serve_with_system_malloc, stamp_world_ahead
 
-# Before anything heavy is imported: a server runs again with PYTHONMALLOC=malloc (simulator/store/memory.py),
+# Before anything else is imported: a server runs again with PYTHONMALLOC=malloc (simulator/store/memory.py),
 # then has its world's files stat'ed in a child process while it imports the rest, the collector held off
 # meanwhile (simulator/cli/ahead.py).
 serve_with_system_malloc()

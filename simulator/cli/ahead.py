@@ -1,14 +1,23 @@
 """What ``officeworld up`` can start before its imports: the stamp of its world's files, taken by a child
 process (``worlds.digest.stamp_ahead``) while this one imports the apps and the server (seconds). On an
 ``xl`` world (105,000 files and 34,000 folders stat'ed) that costs half a second of a start, spent on
-another core. And the cyclic collector held off until ``up`` freezes its startup objects (``hold_collector``)."""
+another core. And the cyclic collector held off until ``up`` freezes its startup objects (``hold_collector``).
+
+Before all that, a serving command runs itself again with the system allocator (``serve_with_system_malloc``),
+so this module imports nothing the interpreter has not loaded already (``gc``, ``os``, ``sys``): whatever the
+first process imports before it re-executes is thrown away (asyncio and ctypes, ~0.1 s, did so before)."""
 
 from __future__ import annotations
 
 import gc
 import os
-from pathlib import Path
-from typing import Mapping, Sequence
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:   # typing itself is not loaded at this point of a start
+    from collections.abc import Mapping, Sequence
+
+SERVING = ("up", "app-service")   # the commands that hold episodes (``simulator.store.memory``)
 
 
 def world_of(argv: Sequence[str], env: Mapping[str, str]) -> str | None:
@@ -36,6 +45,8 @@ def stamp_world_ahead(argv: Sequence[str], env: Mapping[str, str] = os.environ) 
     world = world_of(argv, env)
     if world is None:
         return False
+    from pathlib import Path
+
     from worlds.digest import stamp_ahead
     from worlds.loader import WORLDS_DIR
 
@@ -67,3 +78,26 @@ def release_collector() -> None:
     if _HELD:
         _HELD = False
         gc.enable()
+
+
+def serve_with_system_malloc(argv: Sequence[str] | None = None) -> None:
+    """Run this ``officeworld`` command again with ``PYTHONMALLOC=malloc`` when it serves episodes
+    (``SERVING``), the variable is unset and the C library is glibc (whose ``malloc_trim`` gives the freed
+    pages back: ``simulator/store/memory.py`` says why); the process (its pid) stays the same. ``argv`` is
+    the interpreter's command line (``sys.orig_argv``)."""
+    argv = list(sys.orig_argv if argv is None else argv)
+    if os.environ.get("PYTHONMALLOC") or not _glibc():
+        return
+    for i, arg in enumerate(argv[1:], 1):   # the command follows ``-m simulator.cli`` or the officeworld script
+        if (arg == "simulator.cli" and argv[i - 1] == "-m") or os.path.basename(arg) == "officeworld":
+            if i + 1 < len(argv) and argv[i + 1] in SERVING and "--help" not in argv[i + 1:]:
+                os.execve(sys.executable, argv, {**os.environ, "PYTHONMALLOC": "malloc"})
+            return
+
+
+def _glibc() -> bool:
+    """Whether this interpreter runs on glibc, asked without ctypes (``memory`` loads its ``malloc_trim``)."""
+    try:
+        return bool(os.confstr("CS_GNU_LIBC_VERSION"))
+    except (ValueError, OSError):   # another C library, or a system without the name
+        return False

@@ -140,6 +140,12 @@ def test_the_image_holds_every_package_the_project_installs():
         assert f"COPY {package} ./{package}" in dockerfile, package
         assert f"COPY --chown=root:root {package} ./{package}" in dockerfile, package
     assert not set(packages) & set((ROOT / ".dockerignore").read_text().split())
+    # ... and their bytecode, compiled once in the final stage: it sets PYTHONDONTWRITEBYTECODE and runs as a
+    # user who cannot write /app, so a container would otherwise compile every module at each start.
+    final = re.split(r"(?m)^FROM ", dockerfile)[-1]
+    compiled = re.search(r"(?m)^RUN python -m compileall -q (.*)$", final)
+    assert compiled and set(packages) <= set(compiled.group(1).split())
+    assert final.index(compiled.group(0)) < final.index("USER ")
 
 
 def _name(requirement: str) -> str:

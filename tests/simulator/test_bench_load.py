@@ -35,17 +35,17 @@ def test_the_load_run_reports_paced_and_saturation_runs_cpu_and_memory():
 
 
 def test_only_the_serving_commands_run_again_with_the_system_allocator(monkeypatch):
-    from simulator.store import memory
+    from simulator.cli import ahead
 
     ran = []
-    monkeypatch.setattr(memory.os, "execve", lambda path, argv, env: ran.append((argv, env["PYTHONMALLOC"])))
+    monkeypatch.setattr(ahead.os, "execve", lambda path, argv, env: ran.append((argv, env["PYTHONMALLOC"])))
     monkeypatch.delenv("PYTHONMALLOC", raising=False)
     for argv in (["python", "-m", "simulator.cli", "up", "--world", "acme"], ["python", "/venv/bin/officeworld", "app-service"],
                  ["python", "-m", "simulator.cli", "bench"], ["python", "/venv/bin/officeworld", "up", "--help"],
                  ["python", "-m", "pytest", "up"], ["python", "-m", "simulator.cli"]):
-        memory.serve_with_system_malloc(argv)
+        ahead.serve_with_system_malloc(argv)
     assert ran == [(["python", "-m", "simulator.cli", "up", "--world", "acme"], "malloc"),
                    (["python", "/venv/bin/officeworld", "app-service"], "malloc")]
     monkeypatch.setenv("PYTHONMALLOC", "pymalloc")   # the user's choice stands
-    memory.serve_with_system_malloc(["python", "-m", "simulator.cli", "up"])
+    ahead.serve_with_system_malloc(["python", "-m", "simulator.cli", "up"])
     assert len(ran) == 2

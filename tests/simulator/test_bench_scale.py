@@ -34,3 +34,19 @@ def test_world_size_times_each_stage_and_leaves_nothing_behind(tmp_path, monkeyp
     assert len(out["world_ready"]) == 1 and set(out["world_ready"][0]) == {"wall_s", "cpu_s"}
     assert 0 < out["world_ready"][0]["wall_s"] < out["server_ready"][0]["wall_s"]
     assert list(tmp_path.iterdir()) == []  # the world and its cache were temporary
+
+
+def test_the_start_figure_says_how_many_modules_it_compiled_from_source(tmp_path, monkeypatch):
+    import py_compile
+
+    package = tmp_path / "simulator"
+    package.mkdir()
+    (package / "compiled.py").write_text("X = 1\n")
+    (package / "plain.py").write_text("Y = 2\n")
+    py_compile.compile(str(package / "compiled.py"), doraise=True)
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    assert scale.modules_without_bytecode(tmp_path) == 1
+    (package / "compiled.py").write_text("X = 10\n")   # changed since: its .pyc no longer matches
+    assert scale.modules_without_bytecode(tmp_path) == 2
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE")   # Python writes them at the first start
+    assert scale.modules_without_bytecode(tmp_path) == 0

@@ -49,3 +49,35 @@ def test_the_collector_is_held_for_up_only_and_released_once():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+_BEFORE_EXEC = """
+import os, sys
+before = set(sys.modules)
+def execve(path, argv, env):
+    print(" ".join(sorted(set(sys.modules) - before)), env["PYTHONMALLOC"])
+    sys.stdout.flush()
+    os._exit(0)
+os.execve = execve
+sys.orig_argv = [sys.executable, "-m", "simulator.cli", "up", "--world", "acme"]
+import simulator.cli
+"""
+
+
+def test_a_server_runs_again_before_it_imports_anything_it_would_throw_away():
+    """What the first process of ``officeworld up`` imports before it executes itself again with the system
+    allocator is lost: only the package and ``ahead``, no asyncio, ctypes, pathlib or typing."""
+    import os
+    import subprocess
+    import sys
+
+    from simulator.cli.ahead import _glibc
+
+    if not _glibc():
+        pytest.skip("the system allocator is chosen on glibc only")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONMALLOC"}
+    done = subprocess.run([sys.executable, "-c", _BEFORE_EXEC], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    *imported, allocator = done.stdout.split()
+    assert allocator == "malloc"
+    assert set(imported) <= {"simulator", "simulator.cli", "simulator.cli.ahead", "__future__", "gc"}, imported

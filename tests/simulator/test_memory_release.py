@@ -165,3 +165,28 @@ def test_officeworld_up_lets_full_collections_come_far_more_seldom():
         assert _full_collections_while_growing(objects) == 0
     finally:
         gc.set_threshold(*before)
+
+
+def test_what_the_start_left_as_garbage_is_frozen_then_collected_by_the_first_refreeze(monkeypatch):
+    """``freeze_startup`` freezes without collecting (the start's few cycles of garbage are not worth a walk of
+    every startup object); the first release that finds no episode collects them."""
+    import weakref
+
+    class Cycle:
+        me: object
+
+    monkeypatch.setattr(memory, "_frozen", False)
+    enabled = gc.isenabled()
+    gc.disable()   # as during ``officeworld up``'s start (``ahead.hold_collector``)
+    try:
+        garbage = Cycle()
+        garbage.me = garbage
+        gone = weakref.ref(garbage)
+        del garbage
+        memory.freeze_startup()
+        assert gone() is not None and gc.get_freeze_count() > 0   # frozen, not collected
+        assert memory._refrozen(EpisodeStore()) and gone() is None
+    finally:
+        gc.unfreeze()
+        if enabled:
+            gc.enable()
