@@ -5,9 +5,9 @@ keeps the freed pages in its arenas, so the resident size after deleting every e
 peak. ``release_soon`` (called on each delete) restarts a countdown; when no episode has been deleted
 for ``_DELAY`` seconds, a thread runs a garbage collection (episodes hold reference cycles through
 their closures) and ``malloc_trim(0)``, which returns the free pages of every arena; and once more
-``_AGAIN`` seconds later, for what was freed after the first (connections uvicorn closed idle: with 33
-client connections left open after 300 episodes were deleted, 9% above the start after the first
-release, 4% after the second). A server that
+``_AGAIN`` seconds later, for what was freed after the first (connections the server closed idle, after
+``service/serve.KEEP_ALIVE_S``: with 33 client connections left open after 300 episodes were deleted, 9% above
+the start after the first release, 4% after the second). A server that
 keeps creating and deleting episodes (a training run) never pays for it: releasing during the run cost
 the task check a quarter of its time, in full collections and in pages SQLite had to fault back in, while
 glibc reuses the freed pages for the next episodes anyway. Without glibc it does nothing. For the same
@@ -51,7 +51,7 @@ import time
 from typing import Callable, ContextManager, Iterator, Protocol
 
 _DELAY = 2.0
-_AGAIN = 6.0   # seconds from the first release to the second (uvicorn's keep-alive is 5 s)
+_AGAIN = 66.0   # seconds from the first release to the second: after idle connections are closed (KEEP_ALIVE_S, 65 s)
 _QUIET_S = 1.0   # a release waits until no live episode has had a call for this long
 _FULL_AFTER = 1000   # middle-generation collections before a full one (``fewer_full_collections``)
 _lock = threading.Lock()

@@ -190,3 +190,9 @@ def test_what_the_start_left_as_garbage_is_frozen_then_collected_by_the_first_re
         gc.unfreeze()
         if enabled:
             gc.enable()
+
+
+def test_the_second_release_comes_after_the_server_has_closed_idle_connections():
+    from simulator.service.serve import KEEP_ALIVE_S
+
+    assert memory._DELAY < KEEP_ALIVE_S < memory._AGAIN
