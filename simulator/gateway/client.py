@@ -341,7 +341,9 @@ class AsyncClient(_Calls):
         connector = aiohttp.TCPConnector(limit=self._max_connections, keepalive_timeout=KEEP_ALIVE_S,
                                          ssl=ssl if ssl is not None else True)
         timeout = aiohttp.ClientTimeout(total=None, connect=seconds, sock_connect=seconds, sock_read=seconds)
-        self._session, self._loop = aiohttp.ClientSession(connector=connector, timeout=timeout), loop
+        # No Content-Type of aiohttp's own on a request without a body (httpx sends none).
+        session = aiohttp.ClientSession(connector=connector, timeout=timeout, skip_auto_headers=("Content-Type",))
+        self._session, self._loop = session, loop
         return self._session
 
     async def _call(self, method, path, json=None, params=None):
