@@ -169,7 +169,7 @@ class _Origin:
             self.base.host)
 
 
-def _failed(kind: type[httpx.HTTPError], method: str, url: str, exc: BaseException) -> httpx.HTTPError:
+def _failed(kind: type[httpx.TransportError], method: str, url: str, exc: BaseException) -> httpx.TransportError:
     reason = str(exc) or type(exc).__name__
     return kind(f"{reason} ({method} {url})", request=httpx.Request(method, url))
 
@@ -300,7 +300,7 @@ class Client(_Calls):
 
 # ---- async: aiohttp ---------------------------------------------------------------------------------------------
 
-def _aiohttp_failure(exc: BaseException) -> type[httpx.HTTPError] | None:
+def _aiohttp_failure(exc: BaseException) -> type[httpx.TransportError] | None:
     import aiohttp
 
     for aio, kind in ((aiohttp.ConnectionTimeoutError, httpx.ConnectTimeout),
@@ -367,9 +367,9 @@ class AsyncClient(_Calls):
 
     async def aclose(self) -> None:
         self._closed = True
-        if self._session is not None:
-            session, self._session = self._session, None
-            await session.close()
+        session, self._session = self._session, None
+        if session is not None and self._loop is asyncio.get_running_loop():
+            await session.close()   # one of a loop now gone cannot be closed from here: its sockets go with it
         if self.http is not None:
             await self.http.aclose()
 

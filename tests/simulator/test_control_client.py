@@ -32,7 +32,8 @@ class StandIn(socketserver.ThreadingTCPServer):
 
     def __init__(self, reply: Callable[[dict], bytes | None]):
         super().__init__(("127.0.0.1", 0), _Handler)
-        self.reply, self.requests, self.connections = reply, [], 0
+        self.reply, self.connections = reply, 0
+        self.requests: list[dict] = []
         self.lock = threading.Lock()
 
     @property
@@ -119,7 +120,7 @@ class Async:
         self.loop.close()
 
 
-def _reference(kind):
+def _reference(kind) -> dict:
     """The httpx client the wire replaced, with the same kind's options."""
     transport = httpx.HTTPTransport() if kind is Sync else httpx.AsyncHTTPTransport()
     return {"transport": transport}
@@ -136,7 +137,7 @@ def opened(kind, url: str, **options):
 
 KINDS = pytest.mark.parametrize("kind", [Sync, Async], ids=["Client", "AsyncClient"])
 
-CALLS = [
+CALLS: list[tuple[str, tuple, dict]] = [
     ("create_episode", (TASK,), {"meta": {"ü": "名前", "x": 1.5, "deep": [None, True, 10**20]}, "tools": False,
                                  "actor": "agent", "record": True}),
     ("create_episode", (), {"world": "acme"}),
