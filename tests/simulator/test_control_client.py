@@ -84,7 +84,7 @@ def stand_in(reply: Callable[[dict], bytes | None] = lambda request: OK) -> Iter
 
 
 def _hang(request: dict) -> bytes | None:
-    time.sleep(1.5)
+    time.sleep(3)
     return None
 
 
@@ -248,10 +248,9 @@ def test_a_refused_connection_is_httpx_connect_error_naming_the_url(kind):
 @KINDS
 def test_a_server_that_does_not_answer_is_a_read_timeout(kind):
     with stand_in(_hang) as server, opened(kind, server.url, timeout=0.3) as ow:
-        started = time.monotonic()
-        with pytest.raises(httpx.ReadTimeout) as late:
+        with pytest.raises(httpx.ReadTimeout) as late:   # not the hang's close, seconds later: a protocol error
             ow("call", "ep_1", "crm_search", {"text": "x"})
-        assert time.monotonic() - started < 1.4 and f"POST {server.url}/v1/episodes/ep_1/call" in str(late.value)
+        assert f"POST {server.url}/v1/episodes/ep_1/call" in str(late.value)
 
 
 @KINDS
