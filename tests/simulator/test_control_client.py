@@ -403,3 +403,11 @@ def test_a_transport_keeps_the_httpx_client():
 def test_a_token_with_a_line_break_is_refused_by_name():
     with pytest.raises(ValueError, match="token"):
         Client("http://127.0.0.1:1", "ow_x\r\nX-Injected: 1")
+
+
+def test_a_proxy_from_the_environment_keeps_the_httpx_client(monkeypatch):
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    monkeypatch.setenv("NO_PROXY", "bypassed.test")
+    with Client("http://world.test:8000", TOKEN) as proxied, Client("http://bypassed.test:8000", TOKEN) as direct:
+        assert isinstance(proxied.http, httpx.Client) and direct.http is None
+    assert isinstance(AsyncClient("http://world.test:8000", TOKEN).http, httpx.AsyncClient)
