@@ -18,7 +18,7 @@ reach the server raises httpx's own exceptions (``ConnectError``, ``ReadTimeout`
 all ``httpx.HTTPError``) with the method and URL in the message. ``transport`` (e.g. ``httpx.ASGITransport(app)``,
 a server in this process) and proxies set in the environment keep the httpx client itself (``.http``).
 
-Connections idle longer than ``KEEP_ALIVE_S`` are not reused; servers keep theirs 65 s
+Connections idle longer than ``REUSE_IDLE_S`` are not reused; servers keep theirs 65 s
 (``simulator.service.serve.KEEP_ALIVE_S``), so a server does not close a connection the client is about to use.
 One it closed anyway (restarted) is seen before reuse (the socket reads as closed) and a new one is opened; a
 POST that fails on the wire is not sent again, since the server may have acted on it.
@@ -41,7 +41,7 @@ import httpx
 
 from apps.kit.settings import settings
 
-KEEP_ALIVE_S = 15.0   # well under the server's 65 s; aiohttp's default
+REUSE_IDLE_S = 15.0   # well under the servers' 65 s (aiohttp's default)
 MAX_IDLE = 20         # idle connections ``Client`` keeps (httpx's default max_keepalive_connections)
 
 
@@ -189,7 +189,7 @@ class _Pool:
         self.lock = threading.Lock()
 
     def take(self) -> socket.socket | None:
-        """An idle socket still open and used within KEEP_ALIVE_S, else None."""
+        """An idle socket still open and used within REUSE_IDLE_S, else None."""
         now = time.monotonic()
         while True:
             with self.lock:
@@ -197,7 +197,7 @@ class _Pool:
                     return None
                 used, sock = self.idle.pop()
             # Idle, the server sends nothing unasked: something to read is its close (a restart, its own timeout).
-            if now - used < KEEP_ALIVE_S and not select.select([sock], [], [], 0)[0]:
+            if now - used < REUSE_IDLE_S and not select.select([sock], [], [], 0)[0]:
                 return sock
             sock.close()
 
@@ -338,7 +338,7 @@ class AsyncClient(_Calls):
             raise RuntimeError("Cannot send a request, as the client has been closed.")
         seconds = self._origin.timeout
         ssl = httpx.create_ssl_context() if self._origin.base.scheme == "https" else None
-        connector = aiohttp.TCPConnector(limit=self._max_connections, keepalive_timeout=KEEP_ALIVE_S,
+        connector = aiohttp.TCPConnector(limit=self._max_connections, keepalive_timeout=REUSE_IDLE_S,
                                          ssl=ssl if ssl is not None else True)
         timeout = aiohttp.ClientTimeout(total=None, connect=seconds, sock_connect=seconds, sock_read=seconds)
         # No Content-Type of aiohttp's own on a request without a body (httpx sends none).

@@ -315,7 +315,7 @@ def test_an_idle_connection_the_server_dropped_is_not_used_for_the_next_post(kin
 
 
 def test_connections_idle_past_keep_alive_are_not_reused(monkeypatch):
-    monkeypatch.setattr(control, "KEEP_ALIVE_S", 0.0)
+    monkeypatch.setattr(control, "REUSE_IDLE_S", 0.0)
     with stand_in() as server, Client(server.url, TOKEN) as ow:
         for _ in range(3):
             ow.tools()
