@@ -11,6 +11,7 @@ import time
 import httpx
 
 from simulator.bench.served import server_process
+from simulator.gateway.client import REUSE_IDLE_S
 from simulator.service.serve import KEEP_ALIVE_S, serve_in_thread
 from simulator.store.episodes import EpisodeStore
 
@@ -43,7 +44,7 @@ def _idle_then_reused(url: str) -> bytes:
 
 
 def test_up_keeps_an_idle_connection_longer_than_an_httpx_client_does():
-    assert KEEP_ALIVE_S > httpx.Limits().keepalive_expiry
+    assert KEEP_ALIVE_S > max(httpx.Limits().keepalive_expiry, REUSE_IDLE_S)   # httpx's and our control client's
     with server_process("acme") as served:
         assert _idle_then_reused(served.url).startswith(b"HTTP/1.1 200")
 
