@@ -90,6 +90,12 @@ class EpisodeStore:
             return compiled.info, compiled.images[app]
         return source
 
+    def quick(self, world: str | None = None) -> bool:
+        """Whether work on episodes (creating one of ``world``, forking, reading, deleting) is quick: every app
+        in this process (no network round trip) and, with ``world``, the world already made ready (not
+        seconds of compiling)."""
+        return all(isinstance(h, LocalHost) for h in self.hosts.values()) and (world is None or world in self._worlds)
+
     def _local_apps(self) -> dict[str, App]:
         return {name: app for name, app in self.apps.items() if isinstance(self.hosts[name], LocalHost)}
 
