@@ -26,7 +26,7 @@ def _workers() -> set[threading.Thread]:
 def test_a_release_retires_the_gateways_idle_worker_threads_and_the_server_goes_on():
     before = _workers()
     with TestClient(build_app(EpisodeStore(), token=TOKEN)) as api:
-        def create(_) -> str:   # the control API's create runs in a worker thread; at once, in several
+        def create(_) -> str:   # at once, in several: those before the world is ready run in a worker thread
             response = api.post("/v1/episodes", json={"world": "acme"}, headers=CONTROL)
             assert response.status_code == 201, response.text
             return response.json()["id"]
@@ -38,8 +38,8 @@ def test_a_release_retires_the_gateways_idle_worker_threads_and_the_server_goes_
         assert used and len(memory._loops) == 1   # the lifespan registered the server's loop
         memory.release_now()
         assert not any(t.is_alive() for t in used)
-        again = api.post("/v1/episodes", json={"world": "acme"}, headers=CONTROL)   # a new worker takes it
-        assert again.status_code == 201 and api.get("/health").json()["episodes"] == 1
+        again = api.get("/v1/tasks", headers=CONTROL)   # a sync route: a new worker takes it
+        assert again.status_code == 200 and api.get("/health").json()["episodes"] == 0
         assert _workers() - before - used
     assert not memory._loops   # the loop is forgotten when the server stops; a release then retires nothing
     memory.release_now()
@@ -196,3 +196,24 @@ def test_the_second_release_comes_after_the_server_has_closed_idle_connections()
     from simulator.service.serve import KEEP_ALIVE_S
 
     assert memory._DELAY < KEEP_ALIVE_S < memory._AGAIN
+
+
+def test_deletions_in_a_row_move_one_countdown_rather_than_start_a_thread_each(monkeypatch):
+    trims: list[int] = []
+    monkeypatch.setattr(memory, "_trim", lambda pad: trims.append(pad) or 0)
+    monkeypatch.setattr(memory, "_DELAY", 0.3)
+    monkeypatch.setattr(memory, "_AGAIN", 0.2)
+    started = threading.active_count()
+    first_deletion = time.monotonic()
+    for _ in range(50):
+        memory.release_soon()
+        time.sleep(0.01)
+    assert threading.active_count() <= started + 1   # one countdown thread, however many deletions
+    deadline = time.monotonic() + 10
+    while not trims and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert time.monotonic() - first_deletion >= 0.5 + 0.3   # counted from the last deletion, not the first
+    while len(trims) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.5)
+    assert len(trims) == 2
