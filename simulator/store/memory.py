@@ -195,7 +195,7 @@ class _Countdown(threading.Thread):
 def _release(again: bool, store: Watched | None = None) -> None:
     """A release, then (``again``) a second one ``_AGAIN`` seconds later unless a deletion restarted the
     countdown meanwhile: what the server frees after the first (the buffers of the clients' connections,
-    which uvicorn closes after 5 s idle) would otherwise stay resident until the next deletions.
+    which the server closes after KEEP_ALIVE_S idle) would otherwise stay resident until the next deletions.
 
     While live episodes are being called (one had a call in the last ``_QUIET_S``), the release waits
     (checks again ``_DELAY`` later): its full collection walks every live episode's objects with the GIL
