@@ -275,7 +275,7 @@ class Client(_Calls):
         self._closed = False
         self.http: httpx.Client | None = None
         if transport is not None or self._origin.proxied():
-            self.http = httpx.Client(**_options(base_url, token, timeout, transport))
+            self.http = httpx.Client(**_options(base_url, self._origin, transport))
 
     def _call(self, method, path, json=None, params=None):
         if self.http is not None:
@@ -329,7 +329,7 @@ class AsyncClient(_Calls):
         self.http: httpx.AsyncClient | None = None
         if transport is not None or self._origin.proxied():
             limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
-            self.http = httpx.AsyncClient(limits=limits, **_options(base_url, token, timeout, transport))
+            self.http = httpx.AsyncClient(limits=limits, **_options(base_url, self._origin, transport))
 
     def _open(self, loop: asyncio.AbstractEventLoop):
         import aiohttp
@@ -380,8 +380,7 @@ class AsyncClient(_Calls):
         await self.aclose()
 
 
-def _options(base_url: str, token: str | None, timeout: float, transport) -> dict:
-    token = token or settings().token
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return {"base_url": base_url.rstrip("/"), "headers": headers, "timeout": timeout,
+def _options(base_url: str, origin: _Origin, transport) -> dict:
+    """The httpx client's options: the origin's headers (its token) and timeout."""
+    return {"base_url": base_url.rstrip("/"), "headers": origin.headers, "timeout": origin.timeout,
             **({"transport": transport} if transport is not None else {})}

@@ -143,9 +143,9 @@ def release_soon(store: Watched | None = None) -> None:
     its live episodes are quiet and, when none is live, refreezes (``_refrozen``)."""
     global _pending
     with _lock:
-        if _pending is not None and _pending.put_off(_DELAY, store):
-            return
         if _pending is not None:
+            if _pending.put_off(_DELAY, store):
+                return
             _pending.cancel()
         _pending = _timer(_DELAY, True, store)
 
