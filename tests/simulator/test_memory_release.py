@@ -198,22 +198,30 @@ def test_the_second_release_comes_after_the_server_has_closed_idle_connections()
     assert memory._DELAY < KEEP_ALIVE_S < memory._AGAIN
 
 
+def _no_countdown_left() -> None:
+    """Earlier tests' countdowns stopped (cancelled, or their release done), so none releases during this one."""
+    for thread in threading.enumerate():
+        if isinstance(thread, memory._Countdown):
+            thread.cancel()
+            thread.join(10)
+
+
 def test_deletions_in_a_row_move_one_countdown_rather_than_start_a_thread_each(monkeypatch):
-    trims: list[int] = []
-    monkeypatch.setattr(memory, "_trim", lambda pad: trims.append(pad) or 0)
-    monkeypatch.setattr(memory, "_DELAY", 0.3)
+    _no_countdown_left()
+    trims: list[float] = []   # when each release trimmed
+    monkeypatch.setattr(memory, "_trim", lambda pad: trims.append(time.monotonic()) or 0)
+    monkeypatch.setattr(memory, "_DELAY", 0.5)
     monkeypatch.setattr(memory, "_AGAIN", 0.2)
-    started = threading.active_count()
-    first_deletion = time.monotonic()
-    for _ in range(50):
+    countdowns = []
+    for _ in range(30):
         memory.release_soon()
+        last_deletion = time.monotonic()
+        countdowns.append(memory._pending)
         time.sleep(0.01)
-    assert threading.active_count() <= started + 1   # one countdown thread, however many deletions
+    assert all(c is countdowns[0] for c in countdowns)   # one countdown thread, however many deletions
     deadline = time.monotonic() + 10
-    while not trims and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert time.monotonic() - first_deletion >= 0.5 + 0.3   # counted from the last deletion, not the first
     while len(trims) < 2 and time.monotonic() < deadline:
         time.sleep(0.02)
     time.sleep(0.5)
     assert len(trims) == 2
+    assert trims[0] - last_deletion >= 0.5   # counted from the last deletion, not the first
