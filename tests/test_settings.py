@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from apps.kit.settings import Settings, settings
 from sandbox.config import admin_token
 from simulator.gateway.auth import control_token
-from simulator.gateway.client import _options
+from simulator.gateway.client import _Origin
 from simulator.gateway.server import allowed_hosts
 from simulator.store.compile import cache_dir
 from simulator.store.episodes import EpisodeStore, app_urls_from_env
@@ -35,7 +35,7 @@ def test_each_variable_reaches_its_point_of_use(monkeypatch, tmp_path):
     monkeypatch.setenv("OFFICEWORLD_JUDGE_KEY", "k")
 
     assert control_token() == "tok-1"
-    assert _options("http://x/", None, 1.0, None)["headers"] == {"Authorization": "Bearer tok-1"}
+    assert _Origin("http://x/", None, 1.0).headers == {"Authorization": "Bearer tok-1"}
     assert admin_token() == {"OFFICEWORLD_ADMIN_TOKEN": "adm-1"}
     assert allowed_hosts()[-2:] == ["gw.internal:8000", "other:1"]
     assert cache_dir() == tmp_path / "cache"
