@@ -20,7 +20,7 @@ import sys
 import time
 
 import httpx
-from common import atimes, jsonrpc_call, times, ts_client
+from common import atimes, jsonrpc_call, server_cpu_s, times, ts_client
 from openenv.core.mcp_client import MCPToolClient
 
 TOOL, ARGS = "get_message", {"message_id": 1}
@@ -128,22 +128,66 @@ def same_clients(http: httpx.Client, url: str, repeat: int, pid: int) -> dict:
     return out
 
 
-def main(repeat: int, workdir: str) -> None:
-    with open(f"{workdir}/openenv_server.py", "w") as f:
-        f.write(SERVER)
+def serve(workdir: str) -> tuple[subprocess.Popen, str]:
+    """The stub environment under uvicorn on a free loopback port, as its users serve it; the child and its URL."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     child = subprocess.Popen([sys.executable, "-m", "uvicorn", "openenv_server:app", "--host", "127.0.0.1",
                               "--port", str(port), "--log-level", "warning"], cwd=workdir)
-    url = f"http://127.0.0.1:{port}"
+    return child, f"http://127.0.0.1:{port}"
+
+
+def wait_ready(child: subprocess.Popen, url: str, timeout: float = 60.0) -> None:
+    """Until ``/health`` answers 200, asked every 50 ms as ``simulator.bench.served.server_process`` asks
+    ``officeworld up`` (so both servers' start is read at the same grain)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if child.poll() is not None:
+            raise SystemExit(f"OpenEnv's server exited with {child.returncode}")
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise SystemExit("OpenEnv's server did not answer /health in time")
+        time.sleep(0.05)
+
+
+def stop(child: subprocess.Popen) -> None:
+    child.terminate()
+    child.wait(timeout=10)
+
+
+def server_ready(workdir: str, starts: int = 3) -> dict:
+    """The stub environment's server started ``starts`` times (after one start that may write bytecode):
+    wall seconds from the process's start until ``/health`` answers, and its CPU by then, as
+    ``simulator.bench.scale.server_ready`` measures ``officeworld up``; the best of them."""
+    runs = []
+    for i in range(starts + 1):
+        started = time.perf_counter()
+        child, url = serve(workdir)
+        try:
+            wait_ready(child, url)
+            wall = time.perf_counter() - started
+            cpu = server_cpu_s(child.pid)
+        finally:
+            stop(child)
+        if i:
+            runs.append({"wall_s": round(wall, 2), "cpu_s": round(cpu, 2)})
+    return {"best_wall_s": min(r["wall_s"] for r in runs), "best_cpu_s": min(r["cpu_s"] for r in runs), "starts": runs,
+            "measured": "uvicorn serving the stub MCPEnvironment (one FastMCP tool over a dict), from the "
+                        "process's start until /health answers"}
+
+
+def main(repeat: int, workdir: str) -> None:
+    with open(f"{workdir}/openenv_server.py", "w") as f:
+        f.write(SERVER)
+    ready = server_ready(workdir)
+    child, url = serve(workdir)
     try:
-        for _ in range(600):
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+        wait_ready(child, url)
         with httpx.Client(base_url=url) as http:
             call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                     "params": {"name": "get_message", "arguments": {"message_id": 1}}}
@@ -151,6 +195,7 @@ def main(repeat: int, workdir: str) -> None:
             if answer.get("error"):
                 raise SystemExit(f"OpenEnv probe failed: {answer}")
             out = {
+                "server_ready": ready,
                 "health": times(lambda: http.get("/health"), repeat, "GET /health (httpx, keep-alive)"),
                 "http_reset": times(lambda: http.post("/reset", json={}), repeat,
                                     "POST /reset (stateless: builds, resets and closes an environment)"),
@@ -162,8 +207,7 @@ def main(repeat: int, workdir: str) -> None:
         out.update(asyncio.run(client_figures(url, repeat, child.pid)))
         print(json.dumps(out))
     finally:
-        child.terminate()
-        child.wait(timeout=10)
+        stop(child)
 
 
 if __name__ == "__main__":

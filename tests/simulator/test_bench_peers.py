@@ -74,6 +74,18 @@ def test_steadier_keeps_each_figure_from_its_quieter_run():
     assert pairs.steadier(first, None) == first
 
 
+def test_server_start_pairs_best_wall_times_with_the_cpu_by_then_and_keeps_the_quicker_peer_run():
+    ow = {"server_ready": {"best_wall_s": 1.2, "best_cpu_s": 1.1, "starts": []}}
+    slow = {"server_ready": {"best_wall_s": 3.0, "best_cpu_s": 2.0, "measured": "uvicorn"}}
+    quick = {"server_ready": {"best_wall_s": 2.4, "best_cpu_s": 2.2, "measured": "uvicorn"}}
+    kept = pairs.steadier(slow, quick)
+    assert kept == quick and pairs.steadier(quick, slow) == quick
+    start = next(r for r in pairs.ratios(ow, {"openenv": kept}) if r.ours == "server_ready")
+    assert (start.group, start.ours_us, start.peer_us, start.ratio) == (pairs.START, 1.2e6, 2.4e6, 0.5)
+    assert (start.ours_cpu_us, start.peer_cpu_us, start.cpu_ratio) == (1.1e6, 2.2e6, 0.5)
+    assert "server CPU by then: officeworld 1100000 µs, openenv 2200000 µs" in pairs.table([start])
+
+
 def test_spread_visits_every_episode_once_per_round():
     for count in (1, 3, 100, 7919, 10_000):
         assert sorted(live.spread(count, i) for i in range(count)) == list(range(count))
