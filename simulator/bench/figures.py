@@ -10,8 +10,10 @@ third of OpenEnv's (``bench/peers``), fork of a touched episode under 0.5 ms, an
 from __future__ import annotations
 
 import gc
+import json
 import os
 import platform
+import sqlite3
 import statistics
 import time
 from typing import Callable
@@ -129,7 +131,9 @@ def _first_calls(store: EpisodeStore, world: str, repeat: int) -> dict:
 
 
 def in_process(world: str = "acme", repeat: int = 200) -> dict:
-    """The in-process figures only (no server, browser or subprocess): ``python -m simulator.bench.figures``."""
+    """The in-process figures only (no server, browser or subprocess): ``python -m simulator.bench.figures``;
+    the machine's ``pace`` before and after them."""
+    pace_at_start = pace()
     store = EpisodeStore()
     parent = store.create(world)
     for app in store.apps:
@@ -142,6 +146,7 @@ def in_process(world: str = "acme", repeat: int = 200) -> dict:
         # Memory before first_call: the episodes first_call deletes leave freed pages that new ones would reuse.
         "memory": _memory(store, world),
         "first_call": _first_calls(store, world, min(repeat, 100)),
+        "pace_us": {"start": pace_at_start, "end": pace()},
     }
 
 
@@ -208,7 +213,28 @@ def _ms(summary: dict) -> dict:
             "samples": summary["samples"]}
 
 
+def pace(repeat: int = 300) -> float:
+    """The machine's pace: median CPU µs of one fixed piece of work that has nothing of officeworld in it (200
+    rows read from an in-memory SQLite table, made into dicts, sorted and written as JSON). This box's CPU time
+    for the same work swings up to 2x between quiet and busy hours, so figures of two runs compare only after
+    dividing each by its run's pace; ``run`` takes it at its start and its end (far apart: the machine changed
+    pace during the run)."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute("create table t (id integer primary key, name text, amount real)")
+    conn.executemany("insert into t values (?, ?, ?)", [(i, f"record {i * 7919 % 200}", i * 137.5) for i in range(200)])
+
+    def work() -> bytes:
+        rows = conn.execute("select id, name, amount from t where amount > ? order by amount desc", (0.0,)).fetchall()
+        return json.dumps(sorted(({"id": i, "name": n, "amount": a} for i, n, a in rows), key=lambda r: r["name"])).encode()
+
+    try:
+        return _times(work, repeat)["cpu_median_us"]
+    finally:
+        conn.close()
+
+
 def run(world: str = "acme", repeat: int = 200, live: int = 1000) -> dict:
+    pace_at_start, load_at_start = pace(), [round(x, 2) for x in os.getloadavg()]
     store = EpisodeStore()
     started = time.perf_counter()
     compiled = store.world(world)
@@ -217,8 +243,9 @@ def run(world: str = "acme", repeat: int = 200, live: int = 1000) -> dict:
     for app in store.apps:
         parent.db(app)
     invoke(parent, store.apps["mail"].operations["star"], {"message_ids": [1]}, "python")
-    return {
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+    figures = {
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                    "pace_us": {"start": pace_at_start}, "load_average_at_start": load_at_start},
         "world": {"name": world, "people": len(compiled.info.people), "load_and_compile_s": round(load_s, 3)},
         "episode_create": _times(lambda: store.create(world), repeat),
         "episode_create_and_clone_all_apps": _times(lambda: _create_and_clone(store, world), repeat),
@@ -236,6 +263,8 @@ def run(world: str = "acme", repeat: int = 200, live: int = 1000) -> dict:
         "grade_episode": _grading(store, min(repeat, 50)) if world == "acme" else {},
         **({"trainer": _trainer(world, repeat)} if world == "acme" else {}),  # the shipped tasks are on acme
     }
+    figures["machine"]["pace_us"]["end"] = pace()
+    return figures
 
 
 def _served_create(world: str, repeat: int) -> dict:
