@@ -1,5 +1,6 @@
 """Run with OpenEnv's venv: an ``MCPEnvironment`` with one FastMCP tool, served by ``create_app`` under
-uvicorn in its own process, called the way OpenEnv's users call it: its own ``MCPToolClient`` (reset and
+uvicorn in its own process (its start timed until ``/health`` answers, as ``officeworld up``'s is), called
+the way OpenEnv's users call it: its own ``MCPToolClient`` (reset and
 ``call_tool`` over the ``/ws`` websocket, the client's default), the same client in production mode (a
 JSON-RPC ``tools/call`` POSTed to ``/mcp`` in a session), and plain HTTP (``/health``, ``POST /reset``,
 a session-less ``tools/call``, which builds a fresh environment per request). Then the clients that
