@@ -11,8 +11,8 @@ calls in process, as its benchmark makes them; ``openenv_probe.py``: OpenEnv's s
 answers, best of three), reset and tool calls with its server in its own process, through its own client and
 over plain HTTP, and through the clients ``ours_probe.py`` measures officeworld's MCP server with right after
 ``officeworld bench`` (a bare JSON-RPC ``tools/call`` from httpx and from Node's fetch, the official Python
-and TypeScript SDK clients, the TypeScript one by ``ts_client.cjs`` from tools/inspector's node_modules): the same client on both
-servers, with each server's CPU per call, and each client alone before ``canned.py`` (answers from memory:
+and TypeScript SDK clients, the TypeScript one by ``ts_client.cjs`` from tools/inspector's node_modules):
+the same client on both servers, with each server's CPU per call, and each client alone before ``canned.py`` (answers from memory:
 the least any server could give that client). ``pairs.py`` says which figure is compared with which, and
 prints what each side measured. ``--only`` leaves the other peers (and their installs) out. Nothing is
 asserted.
