@@ -2,19 +2,19 @@
 
     python bench/peers/run.py [--repeat 200] [--venvs DIR] [--live 0] [--only openenv] [--json OUT]
 
-Installs AgentDojo 0.1.35 and openenv-core 0.3.0 with pip (as this machine's pip is configured) into
-their own virtual environments (under ``--venvs``, default ``~/.cache/officeworld/peers``; kept for the
-next run), then measures on this machine: each peer's probe, ``officeworld bench`` (this interpreter),
-each peer's probe again. A peer's figure is the lower median (or best start) of its two runs, so a noisy
-moment of the shared machine never flatters officeworld. ``agentdojo_probe.py``: AgentDojo's reset and tool
-calls in process, as its benchmark makes them; ``openenv_probe.py``: OpenEnv's server start (until ``/health``
-answers, best of three), reset and tool calls with its server in its own process, through its own client and
-over plain HTTP, and through the clients ``ours_probe.py`` measures officeworld's MCP server with right after
-``officeworld bench`` (a bare JSON-RPC ``tools/call`` from httpx and from Node's fetch, the official Python
-and TypeScript SDK clients, the TypeScript one by ``ts_client.cjs`` from tools/inspector's node_modules):
-the same client on both servers, with each server's CPU per call, and each client alone before ``canned.py`` (answers from memory:
-the least any server could give that client). ``pairs.py`` says which figure is compared with which, and
-prints what each side measured. ``--only`` leaves the other peers (and their installs) out. Nothing is
+Installs AgentDojo 0.1.35 and openenv-core 0.3.0 with pip (as this machine's pip is configured) into their own
+virtual environments (under ``--venvs``, default ``~/.cache/officeworld/peers``; kept for the next run), then
+measures on this machine: each peer's probe, ``officeworld bench`` (this interpreter), each peer's probe
+again. A peer's figure is the lower median (or best start) of its two runs, so a noisy moment of the shared
+machine never flatters officeworld. ``agentdojo_probe.py``: AgentDojo's reset and tool calls in process, as
+its benchmark makes them; ``openenv_probe.py``: OpenEnv's server start (until ``/health`` answers, best of
+three), reset and tool calls with its server in its own process, through its own client and over plain HTTP,
+and through the clients ``ours_probe.py`` measures officeworld's MCP server with right after ``officeworld
+bench`` (a bare JSON-RPC ``tools/call`` from httpx and from Node's fetch, the official Python and TypeScript
+SDK clients, the TypeScript one by ``ts_client.cjs`` from tools/inspector's node_modules): the same client on
+both servers, with each server's CPU per call, and each client alone before ``canned.py`` (answers from
+memory: the least any server could give that client). ``pairs.py`` says which figure is compared with which,
+and prints what each side measured. ``--only`` leaves the other peers (and their installs) out. Nothing is
 asserted.
 """
 
