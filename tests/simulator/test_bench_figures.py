@@ -8,5 +8,5 @@ from simulator.bench.figures import pace
 
 
 def test_pace_is_a_finite_positive_cpu_figure():
-    first, second = pace(repeat=5), pace(repeat=5)
-    assert all(math.isfinite(x) and x > 0 for x in (first, second))
+    figure = pace(repeat=5)
+    assert math.isfinite(figure) and figure > 0
