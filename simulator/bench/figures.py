@@ -216,7 +216,7 @@ def _ms(summary: dict) -> dict:
 def pace(repeat: int = 300) -> float:
     """The machine's pace: median CPU µs of one fixed piece of work that has nothing of officeworld in it (200
     rows read from an in-memory SQLite table, made into dicts, sorted and written as JSON). This box's CPU time
-    for the same work swings up to 2x between quiet and busy hours, so figures of two runs compare only after
+    for the same work swings 2x and more between quiet and busy hours, so figures of two runs compare only after
     dividing each by its run's pace; ``run`` takes it at its start and its end (far apart: the machine changed
     pace during the run)."""
     conn = sqlite3.connect(":memory:")
