@@ -231,16 +231,14 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
 
     @router.post("/episodes", status_code=201)
     async def create_episode(request: Request, body: CreateEpisode = Body(default_factory=CreateEpisode)) -> EpisodeInfo:
-        world = (body.world or "acme") if body.task is None else None
-        if body.task is not None and body.world is None and body.actor is None:
-            world = catalog.get(body.task, include_quarantined=False).world
-        return await quickly(store.quick(world) if world else False, _create, request, body)
+        if body.task is not None and (body.world is not None or body.actor is not None):
+            raise Invalid("task: a task names its own world and acting person; give only the task", field="task")
+        world = (body.world or "acme") if body.task is None else catalog.get(body.task, include_quarantined=False).world
+        return await quickly(store.quick(world), _create, request, body)
 
     def _create(request: Request, body: CreateEpisode) -> EpisodeInfo:
         if body.task is None:
             episode = store.create(body.world or "acme", body.actor, record=body.record, meta=body.meta)
-        elif body.world is not None or body.actor is not None:
-            raise Invalid("task: a task names its own world and acting person; give only the task", field="task")
         else:
             episode = _start_task(body)
         if body.browser:
