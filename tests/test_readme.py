@@ -84,7 +84,7 @@ NOT_RUN = {
     "officeworld worlds generate --seed 7 --size m --out /tmp/w7": "minutes here; tests/worlds generate worlds",
     "OFFICEWORLD_ADMIN_TOKEN=$(openssl rand -hex 16) docker compose up --wait":
         "needs a Docker engine; tests/sandbox/test_compose_file.py checks the file",
-    "officeworld up --backend processes": "serves until stopped; tests/sandbox/test_processes.py runs that backend",
+    "officeworld up --backend processes": "serves until stopped; tests/sandbox/test_processes.py runs the command",
     ".venv-side/bin/vf-validate officeworld-verifiers --taskset.suite crm --runtime.type subprocess":
         "the whole crm suite takes minutes; tests/trainers/test_verifiers.py runs vf-validate on a few tasks",
     ".venv-side/bin/vf-eval officeworld-verifiers --env.taskset.suite crm --env.agent.runtime.type subprocess "

@@ -12,7 +12,7 @@ from sandbox.config import open_backend, parse_config
 from simulator.gateway.auth import control_token
 from simulator.store.compile import cache_dir
 
-COMPOSE_FILE = Path(__file__).resolve().parent.parent / "compose.yaml"
+COMPOSE_FILE = Path(__file__).resolve().parents[2] / "compose.yaml"   # simulator/service/deploy.py -> the root
 
 
 def run_backend(kind: str, world: str, port: int, first_episode: bool) -> int:

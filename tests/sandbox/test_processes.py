@@ -132,3 +132,37 @@ def test_an_invitation_from_the_calendar_service_is_delivered_by_the_mail_servic
         ("mcp", "calendar", "create_event", None), ("peer", "mail", "send", None)]
     sent = run_ow(base, episode["id"], "mail", "search", "in:sent Across services", "--json")
     assert sent.returncode == 0 and json.loads(sent.stdout)["total"] == 1, sent.stderr
+
+
+def test_officeworld_up_with_the_processes_backend_serves_an_episode_and_stops_its_services(tmp_path):
+    """The README's ``officeworld up --backend processes``, as a user runs it (it found no compose.yaml once the
+    module moved a folder down, and only the backend itself was tested)."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "OFFICEWORLD_TOKEN": "t0k", "OFFICEWORLD_CACHE_DIR": str(tmp_path / "cache")}
+    up = subprocess.Popen([sys.executable, "-m", "simulator.cli", "up", "--backend", "processes", "--port", str(port)],
+                          cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline, said = time.monotonic() + 120, ""
+        assert up.stderr is not None
+        while "episode ep_" not in said:
+            assert up.poll() is None and time.monotonic() < deadline, said[-3000:]
+            said += up.stderr.readline()
+        episode = said.split("episode ", 1)[1].split()[0]
+        headers = {"Authorization": "Bearer t0k"}
+        found = httpx.post(f"http://127.0.0.1:{port}/episodes/{episode}/api/mail/search", json={"query": "is:unread"})
+        assert found.status_code == 200 and found.json()["messages"]
+        assert httpx.get(f"http://127.0.0.1:{port}/v1/episodes/{episode}", headers=headers).json()["id"] == episode
+    finally:
+        up.send_signal(signal.SIGTERM)
+        assert up.wait(timeout=60) == 0
+    with pytest.raises(httpx.ConnectError):   # the services stopped with it
+        httpx.get(f"http://127.0.0.1:{port}/health")
