@@ -23,7 +23,7 @@ from apps.kit.episode import Episode
 from tasks.model import Call
 from tasks.qa.attempt import unescape
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]   # the repository root (simulator/tasks/surfaces.py), where python -m simulator.agent.ow runs
 GRADER_WORDS = ("grade", "oracle", "criteria", "finish", "reward", "admin", "verif")
 
 
