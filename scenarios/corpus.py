@@ -22,9 +22,10 @@ class Plan:
     seed: int = 0
 
 
-# The shipped corpus: two written worlds and generated companies of other kinds.
-PLAN = Plan(worlds=(("acme", 16), ("harbor-legal", 16), ("generated-s", 12), ("generated-m-2", 12),
-                    ("generated-s-3", 12)), seed=0)
+# The shipped corpus: the two written worlds (a software vendor, a law firm on a deal) and three generated
+# companies of other kinds and sizes (worlds.generate.kinds).
+PLAN = Plan(worlds=(("acme", 20), ("harbor-legal", 20), ("generated-m", 14), ("generated-legal-s-3", 14),
+                    ("generated-logistics-m-5", 14)), seed=0)
 
 
 @dataclass
