@@ -10,10 +10,12 @@ import threading
 from pathlib import Path
 from typing import Callable
 
+import orjson
+
 from apps.kit import Invalid, NotFound
 from apps.kit.episode import Episode
 from apps.kit.invoker import invoke
-from tasks.corpus import Corpus
+from tasks.corpus import Corpus, difficulty, measure
 from tasks.judge import Judge
 from tasks.loader import SUITES_DIR, load_suites
 from tasks.model import Task
@@ -30,12 +32,13 @@ class Catalog:
                  release: Release | None = None, corpus: Callable[[], Corpus] | None = None):
         self.operations = operations
         self.engine = Tasks(operations, factory, release)
-        self.written: dict[str, Task] = {t.id: t for t in load_suites(root, operations)}
+        self.written: dict[str, Task] = {t.id: _measured(t, operations) for t in load_suites(root, operations)}
         self._corpus = corpus
         self._generated: Corpus | None = None
         self._all: dict[str, Task] | None = None if corpus else self.written
         self._corpus_lock = threading.Lock()
         self.quarantined: dict[str, str] = load_quarantine(root)
+        self._public: dict[str, bytes] = {}
         self.judge = Judge.from_env()
         self._runs: dict[str, TaskRun] = {}
         self._rewards: dict[str, Reward] = {}
@@ -73,6 +76,13 @@ class Catalog:
                 and (world is None or t.world == world) and (split is None or t.split == split)
                 and (family is None or t.family == family) and (difficulty is None or t.difficulty == difficulty)
                 and (include_quarantined or t.id not in self.quarantined)]
+
+    def public_json(self, task: Task) -> bytes:
+        """What ``Task.public`` gives, as JSON bytes, made once per task."""
+        made = self._public.get(task.id)
+        if made is None:
+            made = self._public.setdefault(task.id, orjson.dumps(task.public()))
+        return made
 
     def suites(self) -> list[str]:
         return sorted({t.suite for t in self.tasks.values()})
@@ -125,3 +135,11 @@ class Catalog:
         with self._lock:
             self._runs.pop(episode_id, None)
             self._rewards.pop(episode_id, None)
+
+
+def _measured(task: Task, operations: Operations) -> Task:
+    """A written task with its figures and the difficulty they give (a written task is in the train split)."""
+    task.figures = {"distractors": 0, "setup_calls": len(task.setup), **task.figures, **measure(task, operations)}
+    task.difficulty = difficulty(task.figures)
+    task.split = task.split or "train"
+    return task
