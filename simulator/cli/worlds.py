@@ -95,7 +95,6 @@ def generate(seed: int = typer.Option(..., help="Random seed: the same seed writ
     """Write a synthetic world (mail, CRM, docs and each app's own section) with faker, deterministic for a seed."""
     from worlds.generate import SIZES
     from worlds.generate import generate as run
-
     from worlds.generate.kinds import KINDS
 
     if size not in SIZES:
