@@ -27,8 +27,8 @@ def export(tasks: Iterable[Task], out: Path, fmt: str) -> int:
         out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     elif fmt == "parquet":
         try:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
+            import pyarrow as pa  # type: ignore[import-untyped]
+            import pyarrow.parquet as pq  # type: ignore[import-untyped]
         except ImportError:
             raise ValueError("parquet needs pyarrow (pip install pyarrow, or ./dev.sh setup --trainers); "
                              "or export --format jsonl") from None
