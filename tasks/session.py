@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Callable
@@ -30,6 +31,7 @@ from tasks.refs import UnboundReference, resolve
 from tasks.reward import CriterionScore, Reward, combine
 
 COLLATERAL_WEIGHT = 0.25
+TEMPLATES = 32
 
 
 class TaskError(Exception):
@@ -87,10 +89,16 @@ class Tasks:
         self.release = release or (lambda episode: episode.close())
         self._prepared: dict[tuple, Prepared] = {}
         self._lock = threading.Lock()
+        # With ``fork`` set, fresh runs fork a kept episode whose scene is set (a long setup runs once per task,
+        # not once per run); the last TEMPLATES tasks' are kept. Off by default: a server's episodes are its own.
+        self.fork: Callable[[Episode], Episode] | None = None
+        self._templates: OrderedDict[tuple, Episode] = OrderedDict()
 
     def begin(self, task: Task, episode: Episode | None = None) -> TaskRun:
         """A task run in ``episode`` (or a fresh one, dropped again if the task cannot start)."""
         fresh = episode is None
+        if fresh and self.fork is not None:
+            return self._forked(task)
         episode = episode or self.factory(task)
         try:
             return self._begin(task, episode)
@@ -98,6 +106,44 @@ class Tasks:
             if fresh:
                 self.release(episode)
             raise
+
+    def _forked(self, task: Task) -> TaskRun:
+        """A fork of the task's template episode (made now if there is none), with its prepared part."""
+        assert self.fork is not None
+        key = (task.id, task.version, task.world, task.actor)
+        with self._lock:
+            template = self._templates.get(key)
+            if template is not None:
+                self._templates.move_to_end(key)
+        if template is None:
+            made = self.begin_fresh(task)
+            template = made.episode
+            with self._lock:
+                self._templates[key] = template
+                evicted = self._templates.popitem(last=False)[1] if len(self._templates) > TEMPLATES else None
+            if evicted is not None:
+                self.release(evicted)
+        child = self.fork(template)
+        prepared = self._prepared.get((task.id, task.version, id(template.world), template.actor))
+        if prepared is None:   # evicted meanwhile: prepare it again from the child's own start
+            return self._begin(task, self.factory(task))
+        return TaskRun(task, child, prepared, len(child.trajectory))
+
+    def begin_fresh(self, task: Task) -> TaskRun:
+        """A run in a new episode with its scene set by running the setup (never a fork)."""
+        episode = self.factory(task)
+        try:
+            return self._begin(task, episode)
+        except TaskError:
+            self.release(episode)
+            raise
+
+    def close(self) -> None:
+        """Release the kept template episodes."""
+        with self._lock:
+            kept, self._templates = list(self._templates.values()), OrderedDict()
+        for episode in kept:
+            self.release(episode)
 
     def _begin(self, task: Task, episode: Episode) -> TaskRun:
         _set_clock(episode, task)

@@ -16,8 +16,9 @@ from typing import AbstractSet, Callable, Protocol, Sequence
 
 from apps.kit.database import AppDatabase
 from apps.kit.episode import Episode
+from tasks.checks import Grading
 from tasks.model import Call, Task
-from tasks.qa import agents
+from tasks.qa import agents, fairness
 from tasks.qa.attempt import Attempt, Outcome
 from tasks.qa.context import Context
 from tasks.qa.gates import FN_BOUND, FP_BOUND, Failure, Figures, figures, suite_gates, task_gates
@@ -128,8 +129,25 @@ class Checker:
         outcomes += self._surfaces(task, ctx, first)
         result.outcomes = outcomes
         result.failures, result.flags = task_gates(outcomes)
+        result.failures += self.fairness(task, ctx, outcomes)
         result.seconds = time.perf_counter() - started
         return result
+
+    def fairness(self, task: Task, ctx: Context, outcomes: list[Outcome]) -> list[Failure]:
+        """The visibility and not-already-done gates (``tasks.qa.fairness``), on a fresh episode of the task."""
+        run = self.engine.begin(task)
+        try:
+            found = fairness.visibility(self.engine, run)
+            steps = self.engine.run_calls(run, ctx.oracle)
+            reads = [s.result_json.decode() for s in steps if not s.mutates and not s.error]
+            found += fairness.answers_seen(task, run.scope, None, reads)
+            state = run.prepared.state
+            grading = Grading(task, run.scope, state, state, [], run.episode.world.info.timezone)
+            nothing = next((o for o in outcomes if o.attempt.gate == "nothing"), None)
+            found += fairness.already_done(run, nothing, grading)
+        finally:
+            self.release(run.episode)
+        return found
 
     def attempts(self, ctx: Context) -> list[Attempt]:
         right = [Attempt("alternative", f"alternative #{i + 1}", calls, right=True)
