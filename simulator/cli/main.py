@@ -192,8 +192,16 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
                                         "(paced and tight loop, over REST and over MCP)"),
           rest_rate: float = typer.Option(500.0, min=0.1, help="With --load: calls/s the paced agents offer over REST"),
           mcp_rate: float = typer.Option(300.0, min=0.1, help="With --load: calls/s the paced agents offer over MCP"),
-          live: int = typer.Option(1000, min=0, help="Live episodes in one server (0: leave the figure out)")) -> None:
+          live: int = typer.Option(1000, min=0, help="Live episodes in one server (0: leave the figure out)"),
+          corpus: bool = typer.Option(False, "--corpus", help="Instead: write the generated task corpus from an "
+                                      "empty cache (its worlds generated and compiled), list it over the control "
+                                      "API, and say what it holds")) -> None:
     """Measure episode create/fork, operation and MCP latencies and memory; print JSON."""
+    if corpus:
+        from simulator.bench.corpus import run as run_corpus
+
+        print(json.dumps(run_corpus(), indent=2))
+        return
     if load:
         from simulator.bench.load import run as run_load
 
