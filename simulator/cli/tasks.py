@@ -18,9 +18,11 @@ def _catalog():
     from simulator.store.episodes import EpisodeStore
     from simulator.tasks.catalog import task_catalog
 
+    from apps.kit import Invalid
+
     try:
         return task_catalog(EpisodeStore())
-    except TaskFileError as exc:
+    except (TaskFileError, Invalid) as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(1) from None
 
@@ -50,6 +52,21 @@ def list_tasks(suite: str = typer.Option(None, help="Only this suite (or family)
         mark = " [quarantined]" if t.id in catalog.quarantined else ""
         typer.echo(f"{t.id}  {t.suite}  {t.world}  {t.split}  {t.difficulty}  {t.figures.get('oracle_calls', 0)} calls"
                    f"  {','.join(t.tags)}{mark}")
+
+
+@cli.command()
+def corpus() -> None:
+    """What the generated corpus holds (tasks per split, world and difficulty, oracle lengths), what was skipped
+    and why, and any family that failed (exit 1)."""
+    from simulator.bench.corpus import held
+
+    catalog = _catalog()
+    made = catalog.corpus
+    if made is None:
+        typer.echo("no generated corpus (OFFICEWORLD_CORPUS=off)")
+        return
+    typer.echo(json.dumps({"held": held(made.tasks), "skipped": made.skipped, "problems": made.problems}, indent=1))
+    raise typer.Exit(1 if made.problems else 0)
 
 
 @cli.command()
