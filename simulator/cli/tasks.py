@@ -15,10 +15,9 @@ cli = typer.Typer(help="List, show, run and grade tasks.", no_args_is_help=True,
 
 
 def _catalog():
+    from apps.kit import Invalid
     from simulator.store.episodes import EpisodeStore
     from simulator.tasks.catalog import task_catalog
-
-    from apps.kit import Invalid
 
     try:
         return task_catalog(EpisodeStore())
