@@ -2,8 +2,9 @@
 
 - Visible: every record a binding names (a message, a file, a CRM record, an event) can be read by the acting
   person through the agents' own read operations after the setup, and every value an answer criterion expects
-  appears in what the oracle's reads returned to that person (a total the agent must add up is exempt when the
-  task says so with the ``computed`` tag). A task whose answer only someone else can see cannot be solved.
+  appears in what the oracle's reads returned to that person. Numbers and money are exempt (a count or a total
+  is worked out, not read), and so is a task tagged ``computed``. A task whose answer only someone else can see
+  cannot be solved.
 - Not already done: doing nothing fails every goal, and no goal over records is already met by the state the
   agent starts from (the same check with "created" set aside: the approval the task asks for is not already in
   the world).
@@ -15,7 +16,7 @@ from typing import Any
 
 from tasks.checks import Grading, records_check
 from tasks.model import Task
-from tasks.parse import parse_date, parse_number, tokens
+from tasks.parse import parse_date, tokens
 from tasks.qa.attempt import Outcome
 from tasks.qa.gates import Failure
 from tasks.refs import resolve
@@ -95,23 +96,14 @@ def _call(op: str, args: dict) -> Any:
 
 
 def _appears(value: Any, seen: str, kind: str) -> bool:
-    if value is None or isinstance(value, bool):
+    if value is None or isinstance(value, bool) or kind in ("number", "money", "yesno"):
         return True
-    if kind in ("number", "money") or isinstance(value, (int, float)):
-        number = parse_number(value) if not isinstance(value, (int, float)) else float(value)
-        return number is None or any(abs(n - number) < 0.005 for n in _numbers(seen))
     if kind in ("date", "datetime"):
         day = parse_date(str(value))
         return day is None or day.isoformat() in seen or _spelled(day) in seen
     words = tokens(value)
     have = set(tokens(seen))
     return all(w in have for w in words)
-
-
-def _numbers(text: str) -> list[float]:
-    from tasks.parse import numbers_in
-
-    return numbers_in(text)
 
 
 def _spelled(day) -> str:
