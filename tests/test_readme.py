@@ -82,6 +82,16 @@ NOT_RUN = {
     "./dev.sh test": "it runs this suite",
     "officeworld worlds check path/to/world": "a placeholder path; tests/worlds/test_cli.py checks worlds",
     "officeworld worlds generate --seed 7 --size m --out /tmp/w7": "minutes here; tests/worlds generate worlds",
+    "officeworld worlds generate --seed 3 --size s --kind legal --out /tmp/law":
+        "writes into /tmp; tests/worlds/test_kinds.py generates a law firm and a logistics firm",
+    "officeworld tasks corpus": "the whole plan writes three generated worlds; tests/scenarios/test_corpus_surfaces.py "
+                                "runs it on a smaller plan",
+    "officeworld tasks list --split test": "as above: tests/scenarios/test_corpus_surfaces.py lists a split",
+    "officeworld tasks export train.jsonl --split train": "as above: tests/scenarios/test_corpus_surfaces.py exports",
+    "officeworld tasks export test.parquet --split test --format parquet":
+        "as above; tests/scenarios/test_corpus_surfaces.py exports jsonl",
+    "python -c \"import datasets; print(datasets.load_dataset('json', data_files='train.jsonl'))\"":
+        "reads the export above; the layout is tests/scenarios/test_corpus_surfaces.py's",
     "OFFICEWORLD_ADMIN_TOKEN=$(openssl rand -hex 16) docker compose up --wait":
         "needs a Docker engine; tests/sandbox/test_compose_file.py checks the file",
     "officeworld up --backend processes": "serves until stopped; tests/sandbox/test_processes.py runs the command",
