@@ -2,8 +2,8 @@
 
 People first, then CRM records (whose contacts become the world's outsiders: the section with a
 ``records_builder``, the CRM's, generates them with the generator's own faker), then the stories told
-over those records (``stories``: deals, escalations, hires, the quarter close, across mail, CRM, docs
-and the calendar), then filler mail and docs up to the size, written through ``worlds.writer`` so the
+over those records (``scenarios.stories``: deals, escalations, hires, the quarter close, across mail, CRM, docs
+and the calendar; handed in, since they write several apps' records), then filler mail and docs up to the size, written through ``worlds.writer`` so the
 loader reads it back.
 """
 
@@ -24,7 +24,6 @@ from worlds.gcpause import paused
 from worlds.generate.kinds import KINDS, Kind
 from worlds.generate.people import make_info
 from worlds.generate.sizes import SIZES, Size
-from worlds.generate.stories_office import Stories
 from worlds.sections import Sections, sections_key
 from worlds.writer import write_info
 
@@ -32,7 +31,7 @@ __all__ = ["SIZES", "Size", "ensure", "generate"]
 
 
 def generate(seed: int, size: str, out: Path, progress: bool = False, name: str | None = None,
-             sections: Sections | None = None, kind: str = "software") -> Path:
+             sections: Sections | None = None, kind: str = "software", stories: Any = None) -> Path:
     """Write a world of ``size`` (a key of ``SIZES``) for ``seed`` into ``out``; return ``out``. Apps that
     bring their own world section (``sections``; default: the registry's) generate and write their data themselves.
     The stories are told over the records of the section with ``records_builder`` (the CRM's, built first with
@@ -40,11 +39,11 @@ def generate(seed: int, size: str, out: Path, progress: bool = False, name: str 
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r}: one of {', '.join(KINDS)}")
     with paused():  # a world's records all stay alive until written: nothing for the collector to find
-        return _generate(seed, size, out, progress, name, sections, KINDS[kind])
+        return _generate(seed, size, out, progress, name, sections, KINDS[kind], stories or storyteller())
 
 
 def _generate(seed: int, size: str, out: Path, progress: bool, name: str | None, sections: Sections | None,
-              kind: Kind) -> Path:
+              kind: Kind, stories: Any) -> Path:
     sections = _sections(sections)
     told = next((app for app, s in sections.items() if hasattr(s, "records_builder")), None)
     writer = next((app for app, s in sections.items() if hasattr(s, "thread_builder")), None)
@@ -66,7 +65,7 @@ def _generate(seed: int, size: str, out: Path, progress: bool, name: str | None,
     with Progress(transient=True) if progress else nullcontext() as bar:
         tick = _ticker(bar, "mail", spec.messages)
         builder = threads.thread_builder(fake, rng, info, crm, seed)
-        plot = Stories(fake, random.Random(f"{seed}:stories"), info, crm, builder, taken).tell(spec.messages * 3 // 5)
+        plot = stories(fake, random.Random(f"{seed}:stories"), info, crm, builder, taken).tell(spec.messages * 3 // 5)
         mail = builder.build(spec.messages, tick)
         write_info(info, out)
         records.write(crm, out)
@@ -82,6 +81,22 @@ def _generate(seed: int, size: str, out: Path, progress: bool, name: str | None,
             data = section.schedule(data, plot.meetings)
         section.write(data, out)
     return out
+
+
+def storyteller() -> Any:
+    """The stories told over a generated world (``scenarios.stories_office.Stories``): they write records of several
+    apps at once, so they live in ``scenarios/``, above the apps; the generator is handed them (this default, like
+    ``_sections``'s, is resolved when a world is generated, never at import)."""
+    from scenarios.stories_office import Stories
+
+    return Stories
+
+
+def _story_sources() -> list[Path]:
+    """The stories' code, part of a generated world's cache key (a changed story writes the world again)."""
+    import scenarios
+
+    return sorted(Path(scenarios.__file__).parent.glob("stories*.py"))
 
 
 def _sections(sections: Sections | None) -> Sections:
@@ -116,7 +131,8 @@ def ensure(size: str, seed: int = 1, base: Path | None = None, sections: Section
            kind: str = "software") -> Path:
     """A generated world on disk, written once per (size, seed, generator code): ``generated-m`` for tests
     and benchmarks without committing megabytes of mail. A changed generator writes a fresh folder."""
-    code = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))))
+    code = hashlib.sha256(b"".join(p.read_bytes() for p in [*sorted(Path(__file__).parent.glob("*.py")),
+                                                            *_story_sources()]))
     sections = _sections(sections)
     code.update(sections_key(sections).encode())
     folder = (base or cache_root()) / f"generated-{kind}-{size}-{seed}-{code.hexdigest()[:12]}"

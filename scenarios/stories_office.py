@@ -11,9 +11,9 @@ from datetime import date, timedelta
 from apps.crm.picklists import CLOSED_STAGES, STAGE_PROBABILITY
 from apps.crm.records import TaskRecord
 from apps.docs.world import Item
+from scenarios.stories import DealStory, Plot
 from worlds.generate.kinds import role_of, titles_of
 from worlds.generate.people import slug, unique_email
-from worlds.generate.stories import DealStory, Plot
 from worlds.generate.text import paragraph
 from worlds.model import Outsider
 
