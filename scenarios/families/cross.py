@@ -6,10 +6,11 @@ from datetime import timedelta
 
 from scenarios import handbook
 from scenarios.draft import Draft
-from scenarios.families.common import money, quarter_end, quarter_name, round_to
+from scenarios.families.common import money, quarter_end, quarter_name, round_to, slug
 from scenarios.family import Family, Skip
 
 HEALTH = ["Healthy", "Neutral", "At risk"]
+OPEN_STAGES = ["Qualification", "Needs Analysis", "Value Proposition", "Proposal", "Negotiation"]
 
 
 def renewal_campaign(d: Draft) -> None:
@@ -75,7 +76,65 @@ def renewal_campaign(d: Draft) -> None:
     d.tags.append("long-horizon")
 
 
+def price_rise(d: Draft) -> None:
+    """List prices rise on a date: re-price every open deal of the actor's that closes on or after it (quotes in
+    Negotiation are honoured) and tell each affected customer the new figure. 12-20 deals, 25-60 calls."""
+    view = d.view
+    finance = view.titled("Finance") or view.titled("Controller") or view.titled("CFO") or view.titled("Chief")
+    sender = next((p for p in finance if p.email != d.actor), None)
+    if sender is None:
+        raise Skip("nobody in finance (or a chief) to announce the price rise")
+    rise = d.rng.choice([4, 5, 6, 8])
+    effective = view.today + timedelta(days=d.rng.randint(10, 20))
+    effective_text = f"{effective:%B} {effective.day}"
+    deals = []
+    for n in range(d.rng.randint(12, 20)):
+        name = d.fresh(lambda: d.fake.company().replace(",", ""))
+        first, last = d.fake.first_name(), d.fake.last_name()
+        email = f"{first.lower()}.{''.join(c for c in last.lower() if c.isalpha())}@{slug(name)[:20]}.com"
+        stage = d.rng.choice(OPEN_STAGES)
+        close = effective + timedelta(days=d.rng.randint(-8, 40))
+        amount = round_to(d.rng.randint(15, 220) * 1000, 500)
+        d.setup("crm.create_account", save=f"a{n}", name=name, type="Customer", owner=d.actor)
+        d.setup("crm.create_contact", account_id=f"$a{n}.id", first_name=first, last_name=last, email=email)
+        d.setup("crm.create_opportunity", save=f"o{n}", account_id=f"$a{n}.id", name=f"{name} - new business",
+                amount=amount, close_date=close, stage=stage, owner=d.actor)
+        deals.append((n, name, email, stage, close, amount))
+    subject = f"List price increase from {effective_text}"
+    d.setup("mail.send", by=sender.email, to=[d.actor], subject=subject,
+            body=f"Hi all,\n\nList prices go up {rise}% on {effective_text}. Every open deal that closes on or after "
+                 f"that day must be re-priced before then, and its customer told the new price. Quotes already in "
+                 "Negotiation are honoured at the old price, and deals closing before the date are not affected.\n\n"
+                 f"{sender.name}")
+    d.bind("notice", "mail.message", owner="$actor", subject=subject)
+    d.distractors = sum(1 for *_, stage, close, _ in deals if stage == "Negotiation" or close < effective)
+    d.title = f"Re-price the pipeline for the {effective_text} increase"
+    d.prompt = (f"{sender.name.split()[0]}'s price increase applies to my pipeline. Get my deals re-priced and "
+                "let the affected customers know their new price.")
+    d.do("mail.get_message", message_id="$notice.id")
+    d.do("crm.my_open_opportunities")
+    for n, name, email, stage, close, amount in deals:
+        where = {"from": "crm.opportunity", "where": {"id": f"$o{n}.id"}, "count": 1}
+        if stage == "Negotiation" or close < effective:
+            d.check(f"kept_{n}", role="guard", records={**where, "unchanged": True})
+            continue
+        new = round(amount * (100 + rise) / 100, 2)
+        figure = f"{new:,.2f}".removesuffix(".00")
+        d.check(f"repriced_{n}", records={**where, "expect": {"amount": {"money": new}}})
+        d.check(f"told_{n}", weight=0.5, records={
+            "from": "mail.outbound", "where": {"recipient": email}, "created": True, "count": {"min": 1},
+            "expect": {"body": {"any_of": [{"phrase": figure}, {"phrase": figure.replace(",", "")},
+                                           {"phrase": f"{new:,.2f}"}]}}})
+        d.do("crm.update_opportunity", opportunity_id=f"$o{n}.id", amount=new)
+        d.do("mail.send", to=[email], subject=f"{name}: updated pricing",
+             body=f"Hello,\n\nList prices rise {rise}% on {effective_text}; the new price for your order is "
+                  f"${figure}.\n\nBest regards")
+    d.tags.append("long-horizon")
+
+
 FAMILIES = [
     Family("x-renewal-campaign", "price 8-20 renewals by the handbook's rule from a health sheet that a later mail "
            "corrects, move them on, and report the total", ("crm", "docs", "mail"), "train", renewal_campaign),
+    Family("x-price-rise", "re-price every open deal a list-price rise applies to (not quotes in negotiation, not "
+           "deals closing before it) and tell each affected customer", ("mail", "crm"), "test", price_rise),
 ]
