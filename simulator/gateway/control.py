@@ -393,7 +393,10 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         def advance() -> EpisodeInfo:
             episode = store.get(episode_id)
             with episode.lock:
-                episode.clock.advance(timedelta(seconds=body.seconds))
+                try:
+                    episode.clock.advance(timedelta(seconds=body.seconds))
+                except ValueError as exc:   # past the clock's end (``apps.kit.clock.LATEST``)
+                    raise Invalid(f"seconds: {exc}", field="seconds") from None
                 store.clock_moved(episode)
             return info(request, episode)
         return await quickly(store.quick(), advance)

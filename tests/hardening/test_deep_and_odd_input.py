@@ -106,3 +106,15 @@ def test_a_path_past_64_kib_gets_a_4xx_from_the_episode_proxy():
             sock.sendall(b"GET /episodes/e1/api/" + b"a" * 70_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
             status = sock.recv(100).split(b" ")[1]
     assert status.startswith(b"4"), status
+
+
+def test_the_clock_stops_short_of_the_end_of_dates_and_calls_go_on(recorded):
+    api, episode, _ = recorded
+    ten_years = {"seconds": 10 * 365 * 86400}
+    for _ in range(800):   # from 2026, ~700 moves reach the cap
+        moved = api.post(f"/v1/episodes/{episode['id']}/clock", json=ten_years)
+        if moved.status_code != 200:
+            break
+    assert moved.status_code == 422 and moved.json()["error"]["field"] == "seconds", moved.text
+    assert api.post(f"/episodes/{episode['id']}/api/mail/search", json={"query": "x"}).status_code == 200
+    assert api.get(f"/v1/episodes/{episode['id']}/trajectory").status_code == 200
