@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import secrets
-import zipfile
 from datetime import datetime, timedelta
 from typing import Any, Callable, Literal, TypeVar
 
@@ -23,6 +22,7 @@ from apps.kit.errors import OpError
 from apps.kit.invoker import invoke_async
 from apps.kit.operation import Operation
 from apps.kit.rest import error_body
+from apps.kit.snapshots import SnapshotError
 from apps.kit.trajectory import Step, Trajectory
 from simulator.gateway.auth import require_bearer
 from simulator.store.episodes import EpisodeStore
@@ -383,7 +383,7 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         episode, body = store.get(episode_id), await request.body()
         try:
             await anyio.to_thread.run_sync(episode.restore, body)
-        except (zipfile.BadZipFile, KeyError, ValueError) as exc:
+        except SnapshotError as exc:   # checked whole before anything changed
             raise Invalid(f"body: not a snapshot of this episode's world ({exc})", field="body") from None
         store.restored(episode)
         return info(request, episode)
