@@ -118,3 +118,20 @@ def test_the_clock_stops_short_of_the_end_of_dates_and_calls_go_on(recorded):
     assert moved.status_code == 422 and moved.json()["error"]["field"] == "seconds", moved.text
     assert api.post(f"/episodes/{episode['id']}/api/mail/search", json={"query": "x"}).status_code == 200
     assert api.get(f"/v1/episodes/{episode['id']}/trajectory").status_code == 200
+
+
+@pytest.mark.parametrize("text", ["1e999", "inf"])
+def test_numbers_written_as_text_keep_the_finite_rule_over_mcp(live_server, world_dir, text):
+    import asyncio
+
+    import httpx
+    from surfaces import mcp_session, new_episode
+
+    episode = new_episode(live_server, world_dir)
+    digest = f"{live_server}/v1/episodes/{episode['id']}/digest"
+    before = httpx.get(digest, headers=CONTROL).json()["digest"]
+    _, results = asyncio.run(mcp_session(episode["mcp_url"], [
+        ("crm_update_opportunity", {"opportunity_id": 1, "amount": text}),
+        ("crm_create_account", {"name": "X", "annual_revenue": text})]))
+    assert all(r.is_error for r in results), results
+    assert httpx.get(digest, headers=CONTROL).json()["digest"] == before
