@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
 import pytest
+from surfaces import CONTROL
+from test_resume import _port, _start  # the server helpers of the crash-and-resume test
 
 from apps.kit.invoker import invoke
 from simulator.store.episodes import EpisodeStore
@@ -103,3 +106,25 @@ def test_bad_files_are_skipped_with_a_reason_and_the_rest_resume(folder, world_c
         assert name in done and done[name].status != "resumed" and done[name].reason, (name, done.get(name))
         assert name not in store
     assert "clock" in done["ep_late"].reason and "episode id" in done[".."].reason
+
+
+def test_officeworld_up_resume_starts_past_bad_files_and_serves_the_good_one(folder, tmp_path):
+    files, episode_id, digest, _ = folder
+    lines = (files / f"{episode_id}.jsonl").read_text().splitlines()
+    header, last = json.loads(lines[0]), json.loads(lines[-1])
+    _write(files / "ep_late.jsonl", {**header, "episode": "ep_late"},   # a clock moved to the end of dates, then a call
+           {"kind": "event", "event": "clock", "now": "9999-12-31T23:59:58+00:00"},
+           {**last, "index": 0, "virtual_time": "9999-12-31T23:59:58Z"})
+    _write(files / "ep_deeper.jsonl", {**header, "episode": "ep_deeper", "meta": json.loads("[" * 900 + "]" * 900)})
+    _write(files / "...jsonl", {**header, "episode": ".."})
+    port = _port()
+    server = _start(port, files, "--resume")
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=CONTROL, timeout=60) as http:
+            assert [e["id"] for e in http.get("/v1/episodes").json()] == [episode_id]
+            assert http.get(f"/v1/episodes/{episode_id}/digest").json()["digest"] == digest
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    said = server.stderr.read()
+    assert "ep_late: not resumed" in said and "..: not resumed" in said, said
