@@ -10,7 +10,7 @@ import traceback
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 from zoneinfo import ZoneInfo
 
 from fastapi import Request
@@ -80,8 +80,9 @@ def errors_of(step: Step) -> dict[str, str]:
 
 
 def see_other(url: str) -> RedirectResponse:
-    """A redirect after a form, to a path of this server only (a full URL, ``//host`` or ``\\`` is refused)."""
-    if not url.startswith("/") or url.startswith("//") or "\\" in url or any(c < " " for c in url):
+    """A redirect after a form, to a path of this server only (a full URL or ``//host`` is refused; Starlette
+    percent-encodes what a header may not hold)."""
+    if not url.startswith("/") or url.startswith("//"):
         raise Invalid(f"back: {url[:80]!r} is not a page of this episode", field="back")
     return RedirectResponse(url, status_code=303)
 
@@ -92,7 +93,9 @@ def within(request: Request, url: Any) -> str:
     home = f"/episodes/{request.state.episode.id}/gui"
     text = url if isinstance(url, str) else ""
     inside = text == home or text.startswith(home + "/") or text.startswith(home + "?")
-    if not inside or "\\" in text or "/../" in text or any(c < " " for c in text):
+    # A browser resolves "." and ".." segments, percent-encoded ones too, and reads "\\" as "/".
+    segments = unquote(text.split("?", 1)[0]).split("/")
+    if not inside or "\\" in text or any(s in (".", "..") for s in segments) or any(c < " " for c in text):
         return home + "/"
     return text
 

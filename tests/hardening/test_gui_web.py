@@ -4,6 +4,8 @@ server, answers carry the usual security headers, downloads of any file name are
 
 from __future__ import annotations
 
+from urllib.parse import unquote
+
 import pytest
 
 EVIL = "http://evil.example"
@@ -46,13 +48,17 @@ def test_rest_refuses_a_json_body_a_page_could_send_without_asking(api, episode,
 
 
 @pytest.mark.parametrize("back", [f"{EVIL}/x", "//evil.example/x", "javascript:alert(1)", "/v1/episodes",
-                                  "/episodes/other/gui/mail", "\\\\evil.example", "/episodes/{id}/gui/../../v1"])
+                                  "/episodes/other/gui/mail", "\\\\evil.example", "/episodes/{id}/gui/../../v1",
+                                  "/episodes/{id}/gui/%2e%2e/%2E%2E/v1", "/episodes/{id}/gui/..", "/episodes/{id}/gui\\..\\.."])
 def test_back_never_leaves_the_episode(api, episode, back):
     gui = f"/episodes/{episode['id']}/gui"
     answer = api.post(f"{gui}/mail/act", data={"action": "star", "message_ids": "1", "back": back.format(id=episode["id"])},
                       follow_redirects=False)
     assert answer.status_code == 303, answer.text
-    assert answer.headers["location"].startswith(f"{gui}/"), answer.headers["location"]
+    location = answer.headers["location"]
+    path = unquote(location.split("?", 1)[0])
+    assert location.startswith(f"{gui}/") and "\\" not in path, location
+    assert not {".", ".."} & set(path.split("/")), location   # a browser would resolve them out of the GUI
 
 
 def test_back_inside_the_episode_is_kept(api, episode):
