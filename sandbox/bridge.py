@@ -23,6 +23,7 @@ from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+TARGET_LIMIT = 16_384   # bytes of path and query: far past any route's; httpx refuses a URL past 64 KiB
 _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host",
                "proxy-authorization", "proxy-connection", "content-length"}
 
@@ -60,6 +61,8 @@ class BridgeApp:
         target = scope.get("raw_path", b"").decode("latin-1")
         if request.method == "CONNECT":
             response = _error(405, "forbidden", "CONNECT is not allowed: this bridge tunnels nowhere")
+        elif len(target) + len(scope["query_string"]) > TARGET_LIMIT:
+            response = _error(414, "too_large", f"the request target is longer than {TARGET_LIMIT} bytes")
         elif not target.startswith("/"):
             response = _error(400, "forbidden", "only origin-form requests (a path starting with /) are forwarded; "
                                                 "this bridge reaches one server and no other")
@@ -80,6 +83,8 @@ class BridgeApp:
         try:
             upstream = await client.send(
                 client.build_request(request.method, url, headers=headers, content=body), stream=True)
+        except httpx.InvalidURL as exc:   # not an HTTPError: a URL httpx will not send
+            return _error(400, "invalid", f"the bridge cannot forward this request target ({exc})")
         except httpx.HTTPError as exc:
             return _error(502, "unavailable", f"the bridge cannot reach the server ({type(exc).__name__}: {exc})")
         kept = {k: v for k, v in upstream.headers.items() if k.lower() not in _HOP_BY_HOP | {"content-encoding"}}

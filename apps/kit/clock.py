@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+# The latest a clock may be moved to: Python's dates end with year 9999, and ticks after a move must still fit.
+LATEST = datetime(9000, 1, 1, tzinfo=timezone.utc)
+
 
 class VirtualClock:
     """Time in an episode: starts at the world's date and moves only when told to.
@@ -26,6 +29,8 @@ class VirtualClock:
     def advance(self, delta: timedelta) -> datetime:
         if delta < timedelta(0):
             raise ValueError("the clock only moves forward")
+        if delta > LATEST - self._now:
+            raise ValueError(f"the clock cannot move past {LATEST:%Y-%m-%d}; it stands at {self._now:%Y-%m-%d}")
         self._now += delta
         return self._now
 

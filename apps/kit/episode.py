@@ -11,6 +11,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol
 
+from apps.kit import snapshots
 from apps.kit.clock import VirtualClock
 from apps.kit.database import AppDatabase
 from apps.kit.errors import LostEpisode
@@ -175,19 +176,32 @@ class Episode:
             return buffer.getvalue()
 
     def restore(self, snapshot: bytes) -> None:
-        """Return the apps and the clock to a snapshot of this world; the trajectory is kept."""
-        with zipfile.ZipFile(io.BytesIO(snapshot)) as zf:
-            meta = json.loads(zf.read("episode.json"))
-            if meta["world"] != self.world.name:
-                raise ValueError(f"snapshot is of world {meta['world']!r}, not {self.world.name!r}")
-            images = {app: zf.read(f"{app}.sqlite") for app in self.apps}
+        """Return the apps and the clock to a snapshot of this world; the trajectory and the acting person
+        are kept. The snapshot is checked whole first (``snapshots.read``: ``SnapshotError`` says what is
+        wrong, and nothing changed), then every app is swapped; a host that fails midway gets its state back."""
+        images, now = snapshots.read(snapshot, self.world.name, self.apps, self._schema)
         with self.lock:
-            for app, image in images.items():
-                self.hosts[app].open(self.id, self.world_ref, image=image)
-                self._opened.add(app)
+            remote = [app for app in self._opened if not isinstance(self.hosts[app], LocalHost)]
+            previous = {app: self.image(app) for app in remote}
+            swapped: list[str] = []
+            try:
+                for app, image in images.items():
+                    self.hosts[app].open(self.id, self.world_ref, image=image)
+                    swapped.append(app)
+            except Exception:
+                for app in swapped:
+                    self.hosts[app].open(self.id, self.world_ref, image=previous.get(app))
+                raise
+            self._opened.update(images)
             self._restored = (images, len(self.trajectory))
-            self.clock = VirtualClock(datetime.fromisoformat(meta["now"]), self.clock.tick_size)
-            self.actor = meta["actor"]
+            self.clock = VirtualClock(now, self.clock.tick_size)
+
+    def _schema(self, app: str) -> frozenset:
+        """The tables ``app``'s state holds, read from this episode's own copy (an image of it from a service)."""
+        host = self.host(app)
+        if isinstance(host, LocalHost):
+            return snapshots.schema(host.shared(self.id).conn)
+        return snapshots.image_schema(host.image(self.id))
 
     def close(self) -> None:
         with self.lock:

@@ -3,6 +3,8 @@
     numbers   finite (no NaN, Infinity or 1e999); integers within SQLite's signed 64-bit range
     text      valid Unicode (no lone surrogates), no NUL, at most ``TEXT_LIMIT`` characters per string
               unless the operation declares more (``@ops.write(text_limit=...)``)
+    nesting   lists and objects at most ``DEPTH_LIMIT`` deep (deeper, pydantic and the trajectory
+              file's JSON give up: the step could not be recorded)
 
 ``check`` walks the raw JSON arguments before pydantic sees them, so a bad value nested in a list
 or an object is named by its path (``attachments.0.text``). ``bounded`` puts the same bounds in the
@@ -20,13 +22,14 @@ import types
 import typing
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 from sqlalchemy.exc import DBAPIError
 
 from apps.kit.errors import Invalid
 
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 TEXT_LIMIT = 100_000
+DEPTH_LIMIT = 64   # far past any argument's shape; well inside what pydantic validates and serialises (~250)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Generic aliases built at run time: typed Any, since a checker reads ``list[x]`` with a variable x as a type.
 _Union: Any = typing.Union
@@ -44,7 +47,14 @@ def check(arguments: dict[str, Any], text_limit: int = TEXT_LIMIT) -> None:
         _check(value, str(name) or '""', text_limit)   # an argument named "" is named too
 
 
-def _check(value: Any, where: str, text_limit: int) -> None:
+def checked(value: Any, where: str, text_limit: int = TEXT_LIMIT) -> Any:
+    """``value`` when ``check`` would let it through as the argument ``where`` (for what is not an operation's
+    argument but is recorded with it: an episode's ``meta``, an acting person); else ``Invalid``."""
+    _check(value, where, text_limit)
+    return value
+
+
+def _check(value: Any, where: str, text_limit: int, depth: int = 0) -> None:
     if isinstance(value, str):
         _check_text(value, where, text_limit)
     elif isinstance(value, bool):
@@ -55,13 +65,39 @@ def _check(value: Any, where: str, text_limit: int) -> None:
     elif isinstance(value, float):
         if not math.isfinite(value):
             raise Invalid(f"{where}: must be a finite number, not {_number_name(value)}", field=where)
-    elif isinstance(value, (list, tuple)):
-        for i, item in enumerate(value):
-            _check(item, f"{where}.{i}", text_limit)
+    elif isinstance(value, (list, tuple, dict)):
+        if depth >= DEPTH_LIMIT:
+            top = where.split(".", 1)[0]
+            raise Invalid(f"{top}: lists and objects nested more than {DEPTH_LIMIT} deep; flatten it", field=top)
+        if isinstance(value, dict):
+            for key, item in value.items():
+                _check_text(str(key), where, text_limit)
+                _check(item, f"{where}.{key}", text_limit, depth + 1)
+        else:
+            for i, item in enumerate(value):
+                _check(item, f"{where}.{i}", text_limit, depth + 1)
+
+
+def check_finite(validated: dict[str, Any]) -> None:
+    """Raise ``Invalid`` naming a non-finite number in arguments pydantic made: text such as ``"1e999"`` or
+    ``"inf"`` passes ``check`` as text and becomes Infinity in lax mode wherever a float is asked for."""
+    for name, value in validated.items():
+        _check_finite(value, name)
+
+
+def _check_finite(value: Any, where: str) -> None:
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise Invalid(f"{where}: must be a finite number, not {_number_name(value)}", field=where)
+    elif isinstance(value, BaseModel):
+        for key, item in value.__dict__.items():
+            _check_finite(item, f"{where}.{key}")
     elif isinstance(value, dict):
         for key, item in value.items():
-            _check_text(str(key), where, text_limit)
-            _check(item, f"{where}.{key}", text_limit)
+            _check_finite(item, f"{where}.{key}")
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _check_finite(item, f"{where}.{i}")
 
 
 def _check_text(text: str, where: str, text_limit: int) -> None:
@@ -98,9 +134,12 @@ def bounded(annotation: Any, text_limit: int = TEXT_LIMIT) -> Any:
     return annotation
 
 
-def recordable(value: Any, text_limit: int = TEXT_LIMIT) -> Any:
+def recordable(value: Any, text_limit: int = TEXT_LIMIT, depth: int = 0) -> Any:
     """A JSON-safe copy of raw arguments for the Step: non-finite numbers as their names, invalid
-    Unicode replaced, text past the limit cut (the call was refused; the record must still serialise)."""
+    Unicode replaced, text past the limit cut, nesting past ``DEPTH_LIMIT`` cut (the call was refused;
+    the record must still serialise)."""
+    if isinstance(value, (dict, list, tuple)) and depth > DEPTH_LIMIT:
+        return f"…[nested more than {DEPTH_LIMIT} deep, cut]"
     if isinstance(value, str):
         if len(value) > text_limit:
             value = f"{value[:1000]}…[{len(value)} characters, cut]"
@@ -108,9 +147,9 @@ def recordable(value: Any, text_limit: int = TEXT_LIMIT) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return _number_name(value)
     if isinstance(value, dict):
-        return {recordable(str(k), text_limit): recordable(v, text_limit) for k, v in value.items()}
+        return {recordable(str(k), text_limit): recordable(v, text_limit, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [recordable(v, text_limit) for v in value]
+        return [recordable(v, text_limit, depth + 1) for v in value]
     return value
 
 

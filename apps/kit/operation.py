@@ -155,6 +155,7 @@ class Operation:
             model = self.input_model.model_validate(arguments or {})
         except ValidationError as exc:
             raise invalid_from(exc.errors()) from None
+        limits.check_finite(model.__dict__)   # "1e999" and "inf" are text to ``check``, Infinity to pydantic
         return model.__dict__, None   # exactly the parameters (extra="forbid"), in order; the model itself is dropped
 
     def dump(self, result: Any) -> Any:

@@ -9,20 +9,20 @@ from __future__ import annotations
 import json
 import re
 import secrets
-import zipfile
 from datetime import datetime, timedelta
 from typing import Any, Callable, Literal, TypeVar
 
 import anyio
 from fastapi import APIRouter, Body, Depends, Request, Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from apps.kit import Invalid, NotFound
+from apps.kit import Invalid, NotFound, limits
 from apps.kit.episode import Episode
 from apps.kit.errors import OpError
 from apps.kit.invoker import invoke_async
 from apps.kit.operation import Operation
 from apps.kit.rest import error_body
+from apps.kit.snapshots import SnapshotError
 from apps.kit.trajectory import Step, Trajectory
 from simulator.gateway.auth import require_bearer
 from simulator.store.episodes import EpisodeStore
@@ -50,6 +50,29 @@ class CreateEpisode(BaseModel):
     tools: bool | None = Field(None, description="Return the tools in MCP and OpenAI form (default: for a task)")
     browser: bool = Field(False, description="Offer the agent a browser on the apps' GUI (MCP tools browser_*)")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _recordable(cls, data: Any) -> Any:
+        """What the trajectory file's header holds must be text and JSON it can write: refused as ``invalid``
+        naming the field (``apps.kit.limits``), before pydantic walks it."""
+        if isinstance(data, dict):
+            for name in ("world", "as", "actor", "task", "meta"):
+                if name in data:
+                    limits.checked(data[name], name)
+            world = data.get("world")
+            if isinstance(world, str):
+                _world_path(world)
+        return data
+
+
+_NAME_MAX = 255   # bytes in one part of a path (most file systems); a longer world cannot be a folder
+
+
+def _world_path(world: str) -> None:
+    if len(world.encode()) > 4096 or any(len(part.encode()) > _NAME_MAX for part in world.split("/")):
+        raise Invalid(f"world: not a world name nor a folder (a part of it is longer than {_NAME_MAX} bytes)",
+                      field="world")
+
 
 class TaskBrief(BaseModel):
     id: str
@@ -73,6 +96,17 @@ class ToolCall(BaseModel):
     tool: str = Field(description="The tool's name, app_operation (e.g. mail_search)")
     arguments: dict[str, Any] = Field(default_factory=dict)
     actor: str | None = Field(None, alias="as", description="Act as another person of the world for this call")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _recordable(cls, data: Any) -> Any:
+        """``as`` and ``tool`` are text the answer names: valid Unicode, refused as ``invalid`` otherwise
+        (the arguments are the operation's, checked by the kit)."""
+        if isinstance(data, dict):
+            for name in ("tool", "as", "actor"):
+                if name in data:
+                    limits.checked(data[name], name)
+        return data
 
 
 class EpisodeInfo(BaseModel):
@@ -190,7 +224,7 @@ class ControlCalls:
         try:
             data = json.loads(body)
             return (match.group(1), plain_call(data) or ToolCall.model_validate(data)) if isinstance(data, dict) else None
-        except (ValueError, RecursionError, ValidationError):
+        except (ValueError, RecursionError, ValidationError, OpError):
             return None
 
     async def answer(self, episode_id: str, call: ToolCall) -> tuple[int, bytes]:
@@ -354,7 +388,7 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         episode, body = store.get(episode_id), await request.body()
         try:
             await anyio.to_thread.run_sync(episode.restore, body)
-        except (zipfile.BadZipFile, KeyError, ValueError) as exc:
+        except SnapshotError as exc:   # checked whole before anything changed
             raise Invalid(f"body: not a snapshot of this episode's world ({exc})", field="body") from None
         store.restored(episode)
         return info(request, episode)
@@ -364,7 +398,10 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         def advance() -> EpisodeInfo:
             episode = store.get(episode_id)
             with episode.lock:
-                episode.clock.advance(timedelta(seconds=body.seconds))
+                try:
+                    episode.clock.advance(timedelta(seconds=body.seconds))
+                except ValueError as exc:   # past the clock's end (``apps.kit.clock.LATEST``)
+                    raise Invalid(f"seconds: {exc}", field="seconds") from None
                 store.clock_moved(episode)
             return info(request, episode)
         return await quickly(store.quick(), advance)

@@ -27,11 +27,12 @@ from apps.kit import OpError
 from apps.kit.cli import catalogue
 from apps.kit.invoker import invoke_async
 from apps.kit.operation import invalid_from
-from apps.kit.rest import document_inputs, error_response, operation_router
+from apps.kit.rest import document_inputs, error_body, error_response, operation_router
+from simulator.gateway import web
 from simulator.gateway.auth import control_token
 from simulator.gateway.body_limit import BODY_LIMIT, TooLarge, read_body, refuse, replaying
 from simulator.gateway.control import ControlCalls, control_router
-from simulator.gateway.fast import FastRoutes
+from simulator.gateway.fast import FastRoutes, reply
 from simulator.gateway.mcp_lazy import INSTRUCTIONS, LazyMCP, allowed_hosts  # noqa: F401  (re-exported)
 from simulator.gateway.mcp_text import lone_surrogate_call, tool_error_reply
 from simulator.gui import mount_gui
@@ -168,8 +169,9 @@ class Gateway:
     """Routes ``/episodes/{id}/mcp`` to the MCP app (with the episode in the scope), the rest to FastAPI.
 
     Every request body is read up to ``BODY_LIMIT`` first (``simulator.gateway.body_limit``: past it, 413);
-    then the hot paths are answered in plain ASGI (``simulator.gateway.fast``), the MCP path goes to the SDK's
-    session manager and the rest to FastAPI.
+    a request a web page could have sent cross-origin is refused (``simulator.gateway.web``); then the hot
+    paths are answered in plain ASGI (``simulator.gateway.fast``), the MCP path goes to the SDK's session
+    manager and the rest to FastAPI (its answers with the security headers, ``web.headers``).
     Each MCP session is bound to the episode whose URL opened it: the session id the SDK hands out is
     noted as the response leaves, and a request carrying it at any other episode's path (a call, a
     stream, a DELETE) is refused as an unknown session, so one episode's session never acts in another.
@@ -197,15 +199,19 @@ class Gateway:
             return await refuse(send, self.body_limit)
         if body is None:  # the client went away
             return None
+        match = _MCP_PATH.match(scope.get("path", ""))
+        if match is None:   # MCP's path: the SDK checks Origin and Host itself
+            refused = web.refusal(scope)
+            if refused is not None:
+                return await reply(send, refused[0], error_body(refused[1]))
         if self.fast is not None and await self.fast.answer(scope, body, send):
             return None
         receive = replaying(body, receive)
-        match = _MCP_PATH.match(scope.get("path", ""))
         if match is None:
             for routes in self.deferred:
                 if not routes.included and routes.needed_for(scope.get("path", "")):
                     routes.ensure()
-            return await self.api(scope, receive, send)
+            return await self.api(scope, receive, web.headers(send))
         episode_id = match.group(1)
         session = _header(scope, b"mcp-session-id")
         if episode_id not in self.store:

@@ -6,9 +6,8 @@ import base64
 
 from anyio import to_thread
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
 
-from simulator.gui.page import GuiRoute, errors_of, form_value, see_other, split_addresses
+from simulator.gui.page import GuiRoute, download, errors_of, form_ids, form_value, see_other, split_addresses, within
 
 router = APIRouter(route_class=GuiRoute)
 SYSTEM = [("INBOX", "Inbox", "in:inbox"), ("STARRED", "Starred", "is:starred"), ("SENT", "Sent", "in:sent"),
@@ -75,8 +74,8 @@ def thread(request: Request, episode_id: str, thread_id: int):
 def act(request: Request, episode_id: str, form=Depends(form_data)):
     """A button on the list or a thread: star, archive, trash, label... on the messages ticked."""
     gui, episode = _gui(request)
-    action, ids = form.get("action", ""), [int(i) for i in form.getlist("message_ids") if str(i).isdigit()]
-    back = form.get("back") or f"/episodes/{episode.id}/gui/mail"
+    action, ids = form.get("action", ""), form_ids(form, "message_ids")
+    back = within(request, form.get("back") or f"/episodes/{episode.id}/gui/mail")
     if action not in ACTIONS:
         return _list_error(request, gui, episode, f"action: {action!r} is not something this page can do")
     label = {"label": form_value(form, "label")} if action in ("add_label", "remove_label") else {}
@@ -184,5 +183,4 @@ def attachment(request: Request, episode_id: str, message_id: int, attachment_id
     gui, episode = _gui(request)
     a = gui.read(episode, "mail", "get_attachment", message_id=message_id, attachment_id=attachment_id)
     data = a["content"].encode() if a["encoding"] == "text" else base64.b64decode(a["content"])
-    return Response(data, media_type=a["mime_type"],
-                    headers={"Content-Disposition": f'attachment; filename="{a["filename"]}"'})
+    return download(data, a["mime_type"], a["filename"])

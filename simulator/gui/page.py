@@ -10,6 +10,7 @@ import traceback
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
+from urllib.parse import quote, unquote
 from zoneinfo import ZoneInfo
 
 from fastapi import Request
@@ -17,8 +18,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader, pass_context, select_autoescape
+from starlette.exceptions import HTTPException
 
-from apps.kit.errors import OpError, from_dict
+from apps.kit.errors import Invalid, OpError, from_dict
 from apps.kit.invoker import invoke
 from apps.kit.operation import invalid_from
 from apps.kit.trajectory import Step
@@ -78,15 +80,57 @@ def errors_of(step: Step) -> dict[str, str]:
 
 
 def see_other(url: str) -> RedirectResponse:
+    """A redirect after a form, to a path of this server only (a full URL or ``//host`` is refused; Starlette
+    percent-encodes what a header may not hold)."""
+    if not url.startswith("/") or url.startswith("//"):
+        raise Invalid(f"back: {url[:80]!r} is not a page of this episode", field="back")
     return RedirectResponse(url, status_code=303)
 
 
+def within(request: Request, url: Any) -> str:
+    """``url`` (a form's ``back``) when it is a page of this episode's GUI, else the GUI's home: a form never
+    sends the browser elsewhere (``http://…``, ``//…``, ``javascript:``)."""
+    home = f"/episodes/{request.state.episode.id}/gui"
+    text = url if isinstance(url, str) else ""
+    inside = text == home or text.startswith(home + "/") or text.startswith(home + "?")
+    # A browser resolves "." and ".." segments, percent-encoded ones too, and reads "\\" as "/".
+    segments = unquote(text.split("?", 1)[0]).split("/")
+    if not inside or "\\" in text or any(s in (".", "..") for s in segments) or any(c < " " for c in text):
+        return home + "/"
+    return text
+
+
 def form_value(form, name: str, kind: Callable = str) -> Any:
-    """A form field as the operation wants it: blank means left out."""
+    """A form field as the operation wants it: blank means left out; a value ``kind`` cannot read (a number
+    that is not one) is ``Invalid`` naming the field."""
     value = form.get(name)
     if value is None or str(value).strip() == "":
         return None
-    return kind(str(value).strip())
+    try:
+        return kind(str(value).strip())
+    except (ValueError, OverflowError):
+        raise Invalid(f"{name}: {str(value).strip()[:40]!r} is not a {getattr(kind, '__name__', 'value')}",
+                      field=name) from None
+
+
+def form_ids(form, name: str) -> list[int]:
+    """The ids ticked in a form (each an ASCII number in 64 bits); anything else is ``Invalid`` naming the field."""
+    out = []
+    for value in form.getlist(name):
+        text = str(value).strip()
+        if not (text.isascii() and text.isdigit() and len(text) < 20):
+            raise Invalid(f"{name}: {text[:40]!r} is not an id", field=name)
+        out.append(int(text))
+    return out
+
+
+def download(data: bytes, media_type: str, filename: str) -> Response:
+    """A file to save: its name in ``Content-Disposition`` as RFC 6266 writes any name (an ASCII fallback and
+    the UTF-8 name percent-encoded), so a name outside Latin-1, or holding quotes or CR/LF, is still a header."""
+    plain = "".join(c if " " <= c < "\x7f" and c not in '"\\' else "_" for c in filename) or "download"
+    disposition = f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(filename.encode('utf-8', 'replace'), safe='')}"
+    media = media_type if media_type.isascii() and media_type.isprintable() else "application/octet-stream"
+    return Response(data, media_type=media, headers={"Content-Disposition": disposition})
 
 
 def split_addresses(value: str | None) -> list[str] | None:
@@ -106,6 +150,9 @@ class GuiRoute(APIRoute):
                 return await handler(request)
             except OpError as exc:
                 return _error_page(request, gui, exc.status, exc.to_dict())
+            except HTTPException as exc:   # a body Starlette cannot read as a form (a bad multipart)
+                kind = "invalid" if exc.status_code in (400, 413, 415, 422) else "error"
+                return _error_page(request, gui, exc.status_code, {"type": kind, "message": str(exc.detail)})
             except RequestValidationError as exc:  # a bad id or number in the address
                 error = invalid_from(exc.errors(), unknown="is not known here")
                 return _error_page(request, gui, 422, error.to_dict())

@@ -1,10 +1,12 @@
 """Replay a trajectory file on a fresh episode, and regrade it with the current task definition.
 
-As in tau2-bench only the writes are re-run: reads change nothing. Each write runs at its recorded
-virtual time (so timestamps match) as its recorded person, and must give the recorded result: the
-same records back, or an error again where the recording had one. At the end, every app's digest is
-compared with the footer's. A task episode starts from the task's own setup (its setup steps in the
-file are not re-run); grading then sees the recorded steps, reads included.
+As in tau2-bench only the writes are re-run: reads change nothing, and neither did a refused write
+(a step with an error rolled back; its arguments were recorded made JSON-safe, ``Infinity`` as text,
+a non-object body as ``{}``, long text cut, so run again it could be accepted). Each accepted write
+runs at its recorded virtual time (so timestamps match) as its recorded person, and must give the
+recorded result. At the end, every app's digest is compared with the footer's. A task episode
+starts from the task's own setup (its setup steps in the file are not re-run); grading then sees
+the recorded steps, reads included.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ class Replay:
     episode: Episode
     run: Any = None                  # the TaskRun, for a task episode
     replayed: int = 0
-    skipped_reads: int = 0
+    skipped_reads: int = 0            # reads and refused calls: not run again
     divergences: list[Divergence] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -69,7 +71,7 @@ def replay(source, store: EpisodeStore | None = None, catalog=None) -> Replay:
             continue
         if step.surface == "peer":  # re-running the step that requested it requests it again
             continue
-        if not step.mutates:
+        if not replayable(step):
             result.skipped_reads += 1
             continue
         _replay_step(result, step, operations)
@@ -79,6 +81,11 @@ def replay(source, store: EpisodeStore | None = None, catalog=None) -> Replay:
         agent = [s for s in file.steps if s.surface != "setup"]
         result.episode.trajectory = result.episode.trajectory[:result.run.agent_from] + agent
     return result
+
+
+def replayable(step: Step) -> bool:
+    """Whether replay runs ``step`` again: an accepted write. A read, or a refused call, changed nothing."""
+    return step.mutates and step.error is None
 
 
 def _fresh(file: TrajectoryFile, store: EpisodeStore, catalog) -> Replay:
@@ -110,11 +117,6 @@ def _replay_step(result: Replay, step: Step, operations: dict) -> None:
             episode.clock.advance(lag)
     again = invoke(episode, op, step.arguments, "replay", actor=step.actor)
     result.replayed += 1
-    if step.error is not None:
-        if again.error is None:
-            result.divergences.append(Divergence(step.index, step.tool, f"recorded error {step.error.get('type')} "
-                                                 "but the replay succeeded", _differences(step.error, again.result)))
-        return
     if again.error is not None:
         result.divergences.append(Divergence(step.index, step.tool, f"the replay failed: {again.error.get('message')}"))
         return
