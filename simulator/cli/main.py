@@ -28,6 +28,33 @@ cli.command("learnability")(learnability.learnability_command)
 cli.add_typer(gui.cli, name="gui")
 
 
+@cli.command()
+def view(target: Path = typer.Argument(..., help="A trajectory file or a folder of them"),
+         out: Path = typer.Option(None, "--out", help="Write the page here (default: stdout)"),
+         diffs: bool = typer.Option(True, help="Replay the writes to show each one's state diff against the start")) -> None:
+    """A static HTML page (works offline) of each episode's timeline, state diffs and reward; a folder's rollouts
+    of one task side by side."""
+    from simulator.trajectories.files import TrajectoryFileError
+    from simulator.viewer.render import view_target
+
+    if not target.exists():
+        typer.echo(f"error: {target}: no such file or folder", err=True)
+        raise typer.Exit(2)
+    if target.is_dir() and not any(target.rglob("*.jsonl")):
+        typer.echo(f"error: {target}: no *.jsonl trajectory files", err=True)
+        raise typer.Exit(2)
+    try:
+        html = view_target(target, diffs)
+    except (OSError, TrajectoryFileError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if out is None:
+        typer.echo(html, nl=False)
+        return
+    out.write_text(html, encoding="utf-8")
+    typer.echo(f"-> {out}", err=True)
+
+
 @cli.command("openenv", add_help_option=False,
              context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def openenv(ctx: typer.Context) -> None:

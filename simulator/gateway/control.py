@@ -411,4 +411,16 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         """Every operation as an OpenAI-style function tool."""
         return [op.openai_tool() for op in all_operations(store.apps)]
 
+    viewer: list = []   # the trajectory viewer, made on its first page (it imports the templates)
+
+    @router.get("/view", response_class=Response)
+    def view(episode: str | None = None, task: str | None = None, diffs: bool = True) -> Response:
+        """The trajectory viewer (``simulator.viewer``): the folder's rollouts; ``episode``: one timeline;
+        ``task``: that task's rollouts side by side. ``diffs=false`` skips replaying the writes."""
+        if not viewer:
+            from simulator.viewer.served import Viewer
+            viewer.append(Viewer(store.trajectory_dir))
+        html = viewer[0].page(episode, task, diffs)
+        return Response(html, media_type="text/html; charset=utf-8")
+
     return router

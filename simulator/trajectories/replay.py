@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from apps.kit.episode import Episode
 from apps.kit.errors import OpError
@@ -55,9 +55,11 @@ class Replay:
         return not self.divergences
 
 
-def replay(source, store: EpisodeStore | None = None, catalog=None) -> Replay:
+def replay(source, store: EpisodeStore | None = None, catalog=None,
+           after: Callable[[Step, Replay], None] | None = None) -> Replay:
     """Re-run ``source`` (a path or a ``TrajectoryFile``) on a fresh episode of ``store`` (by default a
-    store that keeps no files); ``catalog`` (a ``tasks.catalog.Catalog``) is needed for task episodes."""
+    store that keeps no files); ``catalog`` (a ``tasks.catalog.Catalog``) is needed for task episodes.
+    ``after`` is called after each write is run again, with the recorded step (the viewer's state diffs)."""
     file = source if isinstance(source, TrajectoryFile) else read(source)
     store = store if store is not None else EpisodeStore(trajectory_dir=None, idle_timeout=None)
     result = _fresh(file, store, catalog)
@@ -75,6 +77,8 @@ def replay(source, store: EpisodeStore | None = None, catalog=None) -> Replay:
             result.skipped_reads += 1
             continue
         _replay_step(result, step, operations)
+        if after is not None:
+            after(step, result)
     _compare_final(result)
     if result.run is not None:
         # Grading sees what the agent did, reads included: the recorded steps after the fresh setup.

@@ -12,7 +12,7 @@ SIMULATOR = ROOT / "simulator"
 def test_every_module_of_the_simulator_is_in_a_room():
     assert sorted(p.name for p in SIMULATOR.glob("*.py")) == ["__init__.py"]
     rooms = {p.parent.name for p in SIMULATOR.glob("*/__init__.py")}
-    assert {"store", "gateway", "agent", "cli", "tasks", "bench", "service", "gui", "runner", "trajectories"} <= rooms
+    assert {"store", "gateway", "agent", "cli", "tasks", "bench", "service", "gui", "runner", "trajectories", "viewer"} <= rooms
 
 
 def test_the_officeworld_command_imports_the_trainers_only_for_openenv():
