@@ -7,7 +7,10 @@ runs on one worker thread; callers in any thread (or async code, through a threa
 Actions: goto, click, fill, select, check, press, scroll, back, wait_for. Each returns an
 observation: the URL, the title, an accessibility snapshot in text whose ``[ref=eN]`` marks name
 the elements an action may target, and the operations the action caused. ``screenshot`` gives a
-PNG. Every action is recorded on the episode (``episode.browser_actions``) with the indices of the
+PNG. A session observing in ``pixels`` (or ``marks``: numbered set-of-marks on the clickable elements)
+answers with a screenshot instead of the snapshot, and its actions may name an element by mark, by text
+(or a field's label) or by coordinates; each render keeps what the page showed (``simulator.gui.pixels``).
+Every action is recorded on the episode (``episode.browser_actions``) with the indices of the
 Steps it caused, so the trajectory shows "clicked Send" next to the ``mail_reply`` it made.
 
 The page may only reach its own episode's GUI: any other request (the control API, another
@@ -28,11 +31,13 @@ from typing import TYPE_CHECKING, Any, Callable
 from apps.kit import Invalid
 from apps.kit.settings import settings
 from apps.kit.trajectory import BrowserAction
+from simulator.gui import pixels
 
 if TYPE_CHECKING:  # imported when a browser starts (playwright is slow to import)
     from playwright.sync_api import BrowserContext, Page
 
 ACTIONS = ("goto", "click", "fill", "select", "check", "press", "scroll", "back", "wait_for")
+OBSERVATIONS = ("snapshot", "pixels", "marks")
 TIMEOUT_MS = 5000
 
 
@@ -94,11 +99,12 @@ class Browser:
         chromium.close()
         playwright.stop()
 
-    def session(self, episode, server_url: str) -> "BrowserSession":
-        """The episode's browser session (made on first use) on the server at ``server_url``."""
+    def session(self, episode, server_url: str, observation: str = "snapshot") -> "BrowserSession":
+        """The episode's browser session (made on first use, observing as ``observation`` says) on the server
+        at ``server_url``."""
         with self._lock:
             if episode.id not in self._sessions:
-                self._sessions[episode.id] = BrowserSession(self, episode, server_url.rstrip("/"))
+                self._sessions[episode.id] = BrowserSession(self, episode, server_url.rstrip("/"), observation)
             return self._sessions[episode.id]
 
     def discard(self, episode_id: str) -> None:
@@ -119,8 +125,11 @@ class Browser:
 class BrowserSession:
     """One episode's page. Every method is an agent's action and returns the observation after it."""
 
-    def __init__(self, browser: Browser, episode, server_url: str):
-        self.browser, self.episode, self.server = browser, episode, server_url
+    def __init__(self, browser: Browser, episode, server_url: str, observation: str = "snapshot"):
+        if observation not in OBSERVATIONS:
+            raise Invalid(f"observation: {observation!r} is not one of {', '.join(OBSERVATIONS)}", field="observation")
+        self.browser, self.episode, self.server, self.observation = browser, episode, server_url, observation
+        self.renders: list[pixels.Render] = []   # in pixels modes: every screenshot the agent was shown
         self.root = f"{server_url}/episodes/{episode.id}/gui"
         self.context: BrowserContext | None = None
         self.page: Page | None = None
@@ -158,39 +167,66 @@ class BrowserSession:
                 error = f"arguments: {exc}"
             except Exception as exc:  # Playwright's timeouts and bad refs: the agent reads them and tries again
                 error = str(exc).split("\n")[0][:300]
-            return page.url, page.title(), _snapshot(page), error
+            return page.url, page.title(), self._seen(page), error
 
-        url, title, snapshot, error = self.browser.run(run)
+        url, title, seen, error = self.browser.run(run)
         steps = self.episode.trajectory[first:]
         record = BrowserAction(index=len(self.episode.browser_actions), action=action, arguments=arguments, url=url,
                                error=error, steps=[s.index for s in steps], wall_time=wall,
                                duration_ms=round((time.perf_counter() - started) * 1000, 3))
         self.episode.browser_actions.append(record)
         caused = [{"tool": s.tool, "error": s.error} for s in steps if s.mutates]
-        return {"url": url, "title": title, "error": error, "operations": caused, "snapshot": snapshot}
+        return self._answer(url, title, seen, error, caused, record)
 
     def observe(self) -> dict:
-        url, title, snapshot = self.browser.run(lambda c: (lambda p: (p.url, p.title(), _snapshot(p)))(self._open(c)))
-        return {"url": url, "title": title, "error": None, "operations": [], "snapshot": snapshot}
+        url, title, seen = self.browser.run(lambda c: (lambda p: (p.url, p.title(), self._seen(p)))(self._open(c)))
+        return self._answer(url, title, seen, None, [], None)
+
+    def _seen(self, page):
+        """The accessibility snapshot, or in pixels modes a render (kept in ``renders``)."""
+        if self.observation == "snapshot":
+            return _snapshot(page)
+        return pixels.render(page, len(self.renders), marks=self.observation == "marks")
+
+    def _answer(self, url, title, seen, error, caused, record: BrowserAction | None) -> dict:
+        out = {"url": url, "title": title, "error": error, "operations": caused}
+        if isinstance(seen, str):
+            return {**out, "snapshot": seen}
+        if record is not None:
+            seen.action, seen.steps = record.index, record.steps
+        self.renders.append(seen)
+        pixels.keep(seen, self.episode)
+        return {**out, "screenshot": seen.png, "render": seen.index}
 
     def screenshot(self, full_page: bool = False) -> bytes:
         return self.browser.run(lambda c: self._open(c).screenshot(full_page=full_page))
 
-    # The actions. A ``ref`` is an ``eN`` mark from the last snapshot.
+    # The actions. A ``ref`` is an ``eN`` mark from the last snapshot; in pixels modes an element is named by
+    # ``mark`` (the number drawn on it in the last render), ``text`` (what it says), a field's ``label``, or
+    # ``x`` and ``y`` (pixels from the top left of the view).
     def _goto(self, page, url: str) -> None:
         page.goto(url if url.startswith("http") else self.root + "/" + url.lstrip("/"))
 
-    def _click(self, page, ref: str) -> None:
-        _target(page, ref).click()
+    def _click(self, page, ref: str | None = None, x: int | None = None, y: int | None = None, **named) -> None:
+        if x is not None and y is not None and ref is None and not named:
+            page.mouse.click(x, y)
+            return
+        _target(page, ref, **named).click()
 
-    def _fill(self, page, ref: str, text: str) -> None:
-        _target(page, ref).fill(text)
+    def _fill(self, page, text: str, ref: str | None = None, x: int | None = None, y: int | None = None,
+              **named) -> None:
+        if x is not None and y is not None and ref is None and not named:
+            page.mouse.click(x, y)
+            page.keyboard.press("Control+a")
+            page.keyboard.type(text)
+            return
+        _target(page, ref, **named).fill(text)
 
-    def _select(self, page, ref: str, value: str) -> None:
-        _target(page, ref).select_option(value)  # by value or by the label shown
+    def _select(self, page, value: str, ref: str | None = None, **named) -> None:
+        _target(page, ref, **named).select_option(value)  # by value or by the label shown
 
-    def _check(self, page, ref: str, checked: bool = True) -> None:
-        _target(page, ref).set_checked(checked)
+    def _check(self, page, ref: str | None = None, checked: bool = True, **named) -> None:
+        _target(page, ref, **named).set_checked(checked)
 
     def _press(self, page, key: str, ref: str | None = None) -> None:
         (_target(page, ref).press(key) if ref else page.keyboard.press(key))
@@ -205,7 +241,9 @@ class BrowserSession:
         page.get_by_text(text).first.wait_for(timeout=min(timeout_ms, 30000))
 
 
-def _target(page, ref: str):
+def _target(page, ref: str | None, **named):
+    if ref is None:
+        return pixels.target(page, **named)
     found = page.locator(f"aria-ref={ref}")
     if found.count() == 0:
         raise LookupError(f"ref: no element {ref!r} on this page; read the latest snapshot for refs")

@@ -1,7 +1,10 @@
 """The browser as MCP tools of an episode (``browser_*``), for episodes created with ``"browser": true``.
 
 One MCP client can then drive the GUI: each tool is one browser action and answers with the page's
-accessibility snapshot (``[ref=…]`` marks to click by) and the operations the action caused.
+accessibility snapshot (``[ref=…]`` marks to click by) and the operations the action caused. An episode
+enabled with ``observation="pixels"`` (or ``"marks"``: numbered set-of-marks drawn on the clickable elements)
+gets ``PIXEL_TOOLS`` instead: each answers with a screenshot, and elements are named by mark, by text (a
+field by its label) or by coordinates.
 """
 
 from __future__ import annotations
@@ -12,13 +15,13 @@ import threading
 from typing import TYPE_CHECKING
 
 import anyio
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from apps.kit import NotFound
+from apps.kit import Invalid, NotFound
 from apps.kit.errors import Unavailable
 from apps.kit.operation import invalid_from
 from apps.kit.settings import settings
-from simulator.gui.browser import Browser
+from simulator.gui.browser import OBSERVATIONS, Browser
 
 if TYPE_CHECKING:
     from mcp import types
@@ -84,6 +87,68 @@ TOOLS: dict[str, tuple[type[Args], str]] = {
     "browser_snapshot": (Args, "Read the current page: its accessibility tree with element refs."),
     "browser_screenshot": (Screenshot, "A PNG screenshot of the current page."),
 }
+
+
+class Aim(Args):
+    """An element named in a screenshot: by its mark, its text, or a point (x and y together)."""
+    mark: int | None = Field(None, ge=1, description="The number drawn on the element in the last screenshot")
+    text: str | None = Field(None, description="Text the element shows, e.g. a link's or a button's")
+    x: int | None = Field(None, ge=0, description="Pixels from the left of the view")
+    y: int | None = Field(None, ge=0, description="Pixels from the top of the view")
+
+    @model_validator(mode="after")
+    def _one_target(self) -> "Aim":
+        aims = [self.mark is not None, self.text is not None, self.x is not None or self.y is not None]
+        if sum(aims) != 1 or (aims[2] and (self.x is None or self.y is None)):
+            raise ValueError("give exactly one of mark, text, or x and y together")
+        return self
+
+
+class AimField(Args):
+    """A form field named in a screenshot: by its mark or its label (``label``), or a point (fill only)."""
+    mark: int | None = Field(None, ge=1, description="The number drawn on the field in the last screenshot")
+    label: str | None = Field(None, description="The field's label as shown, e.g. 'Stage'")
+
+    @model_validator(mode="after")
+    def _one_target(self) -> "AimField":
+        x, y = getattr(self, "x", None), getattr(self, "y", None)
+        points = x is not None or y is not None
+        if (self.mark is not None) + (self.label is not None) + points != 1 or (points and (x is None or y is None)):
+            raise ValueError("give exactly one of mark, label" + (", or x and y together" if hasattr(self, "x") else ""))
+        return self
+
+
+class FillAt(AimField):
+    text: str = Field(description="The text to type into the field (replaces what is there)")
+    x: int | None = Field(None, ge=0, description="Pixels from the left of the view")
+    y: int | None = Field(None, ge=0, description="Pixels from the top of the view")
+
+
+class SelectAt(AimField):
+    value: str = Field(description="The option to choose, by its label or value")
+
+
+class CheckAt(AimField):
+    checked: bool = Field(True, description="Tick (true) or untick (false)")
+
+
+class Key(Args):
+    key: str = Field(description="A key such as 'Enter', 'Tab' or 'Control+a', pressed on the focused element")
+
+
+PIXEL_TOOLS: dict[str, tuple[type[Args], str]] = {
+    "browser_goto": (Goto, "Open a page of the apps' GUI."),
+    "browser_click": (Aim, "Click an element by its mark, its text, or a point."),
+    "browser_fill": (FillAt, "Type text into a field by its mark, its label, or a point."),
+    "browser_select": (SelectAt, "Choose an option of a drop-down by its mark or label."),
+    "browser_check": (CheckAt, "Tick or untick a checkbox by its mark or label."),
+    "browser_press": (Key, "Press a key, e.g. Enter to submit a form."),
+    "browser_scroll": (Scroll, "Scroll the page."),
+    "browser_back": (Args, "Go back to the previous page."),
+    "browser_wait_for": (WaitFor, "Wait until some text shows on the page."),
+    "browser_screenshot": (Args, "Look at the page again."),
+}
+PIXEL_NOTE = " Answers with the page's URL, the operations the action caused and a screenshot."
 NOTE = " Answers with the page's URL, the operations the action caused and its accessibility snapshot."
 
 
@@ -93,16 +158,22 @@ class BrowserTools:
     def __init__(self, browser: Browser | None = None):
         self.browser = browser or Browser()
         self.enabled: dict[str, str] = {}
+        self.observations: dict[str, str] = {}   # episode id -> snapshot, pixels or marks
         self._lock = threading.Lock()
         self._tools: list[types.Tool] | None = None   # made with the MCP server (the SDK is imported only then)
 
-    def enable(self, episode, server_url: str) -> None:
-        """Offer the browser to ``episode``; its pages are fetched from ``server_url`` (this server)."""
+    def enable(self, episode, server_url: str, observation: str = "snapshot") -> None:
+        """Offer the browser to ``episode``; its pages are fetched from ``server_url`` (this server); it sees them as
+        ``observation`` says (``snapshot``: the accessibility tree; ``pixels``; ``marks``: pixels with numbered marks)."""
+        if observation not in OBSERVATIONS:
+            raise Invalid(f"observation: {observation!r} is not one of {', '.join(OBSERVATIONS)}", field="observation")
         with self._lock:
             self.enabled[episode.id] = (settings().browser_base or server_url).rstrip("/")
+            self.observations[episode.id] = observation
 
     def discard(self, episode_id: str) -> None:
         with self._lock:
+            self.observations.pop(episode_id, None)
             if self.enabled.pop(episode_id, None) is not None:
                 self.browser.discard(episode_id)
 
@@ -115,24 +186,38 @@ class BrowserTools:
         if self._tools is None:
             from mcp import types
 
-            self._tools = [types.Tool(name=name, description=doc + ("" if name == "browser_screenshot" else NOTE),
-                                      input_schema=model.model_json_schema(),
-                                      annotations=types.ToolAnnotations(open_world_hint=False))
-                           for name, (model, doc) in TOOLS.items()]
-        return self._tools
+            def listed(tools: dict, note: str) -> list[types.Tool]:
+                return [types.Tool(name=name, description=doc + ("" if name == "browser_screenshot" else note),
+                                   input_schema=model.model_json_schema(),
+                                   annotations=types.ToolAnnotations(open_world_hint=False))
+                        for name, (model, doc) in tools.items()]
+            self._tools = listed(TOOLS, NOTE)
+            self._pixel_tools = listed(PIXEL_TOOLS, PIXEL_NOTE)
+        return self._tools if self._mode(episode.id) == "snapshot" else self._pixel_tools
 
-    def input_schema(self, name: str) -> dict | None:
-        return TOOLS[name][0].model_json_schema() if name in TOOLS else None
+    def input_schema(self, name: str, episode_id: str | None = None) -> dict | None:
+        tools = TOOLS if self._mode(episode_id) == "snapshot" else PIXEL_TOOLS
+        return tools[name][0].model_json_schema() if name in tools else None
+
+    def _mode(self, episode_id: str | None) -> str:
+        return self.observations.get(episode_id or "", "snapshot")
 
     async def call(self, episode, name: str, arguments: dict) -> types.CallToolResult:
         if episode.id not in self.enabled:
             raise NotFound(f"unknown tool {name!r}: create the episode with \"browser\": true to use the browser")
+        mode = self._mode(episode.id)
+        tools = TOOLS if mode == "snapshot" else PIXEL_TOOLS
+        if name not in tools:
+            raise NotFound(f"unknown tool {name!r}")
         try:
-            args = TOOLS[name][0].model_validate(arguments).model_dump(exclude_none=True)
+            args = tools[name][0].model_validate(arguments).model_dump(exclude_none=True)
         except ValidationError as exc:
             raise invalid_from(exc.errors()) from None
         try:
-            return await self._act(self.browser.session(episode, self.enabled[episode.id]), name, args)
+            session = self.browser.session(episode, self.enabled[episode.id], mode)
+            if mode != "snapshot":
+                return await self._look(session, name, args)
+            return await self._act(session, name, args)
         except RuntimeError as exc:  # no Chromium here, or it could not start: the call did nothing
             raise Unavailable(f"browser: {exc}") from None
 
@@ -151,6 +236,21 @@ class BrowserTools:
                                     structured_content={k: v for k, v in seen.items()}, is_error=bool(seen["error"]))
 
 
+    async def _look(self, session, name: str, args: dict) -> types.CallToolResult:
+        """A pixels-mode action: the screenshot after it, and its URL, errors and operations as text."""
+        from mcp import types
+
+        if name == "browser_screenshot":
+            seen = await anyio.to_thread.run_sync(session.observe)
+        else:
+            seen = await anyio.to_thread.run_sync(lambda: session.act(name.removeprefix("browser_"), **args))
+        png = base64.b64encode(seen["screenshot"]).decode()
+        return types.CallToolResult(content=[types.ImageContent(type="image", data=png, mime_type="image/png"),
+                                             types.TextContent(type="text", text=observation_text(seen))],
+                                    structured_content={k: v for k, v in seen.items() if k != "screenshot"},
+                                    is_error=bool(seen["error"]))
+
+
 def observation_text(seen: dict) -> str:
     """An observation as an agent reads it."""
     lines = [f"URL: {seen['url']}", f"Title: {seen['title']}"]
@@ -158,4 +258,4 @@ def observation_text(seen: dict) -> str:
         lines.append(f"Error: {seen['error']}")
     if seen["operations"]:
         lines.append("Operations: " + json.dumps(seen["operations"]))
-    return "\n".join(lines) + "\n\n" + seen["snapshot"]
+    return "\n".join(lines) + ("\n\n" + seen["snapshot"] if "snapshot" in seen else "")
