@@ -13,6 +13,7 @@ from typing import Any, Callable, Literal
 from apps.kit.trajectory import Step
 from tasks.answers import check_answer
 from tasks.comparators import ComparatorError, failures, matches
+from tasks.evidence import evidence_check
 from tasks.model import AnswerCheck, Count, Criterion, RecordsCheck, Task, TrajectoryCheck
 from tasks.parse import numbers_in
 from tasks.records import State, UnknownKind
@@ -133,6 +134,8 @@ def trajectory_check(spec: TrajectoryCheck, g: Grading) -> CheckResult:
         invented = sorted(set(numbers_in(answer["answer"] if answer else "")) - set(numbers_in(seen)))
         if not answer or invented:
             return CheckResult("fail", f"the answer states {invented} that no read returned" if answer else "no answer")
+    if spec.evidence:
+        return evidence_check(g)
     return CheckResult("pass", "the trajectory is as required")
 
 

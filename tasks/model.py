@@ -119,7 +119,9 @@ class TrajectoryCheck(Strict):
     (an attempt refused by the app counts too); ``max_steps``/``max_writes`` bounds;
     ``read_before_write``: the first successful call of ``read`` comes before that of ``write``;
     ``grounded``: every number in the final answer appears in what the agent's reads returned (it
-    cites the facts it read, not invented ones).
+    cites the facts it read, not invented ones); ``evidence``: the answer cites the records it rests on
+    (``[kind#id]``), each exists, was read by the agent and shows the numbers the answer states
+    (``tasks/evidence.py``).
     """
 
     called: str | None = None
@@ -129,6 +131,7 @@ class TrajectoryCheck(Strict):
     max_writes: int | None = Field(None, ge=0)
     read_before_write: dict[str, str] | None = None
     grounded: bool = False
+    evidence: bool = False
 
 
 class JudgeCheck(Strict):

@@ -189,11 +189,13 @@ def _named(message: str) -> set[int]:
 
 
 def _listed(evidence: Any) -> set[int]:
+    """Indices listed in the evidence: a list of them, ``[index, tool]`` pairs, or records' ``steps``."""
     if not isinstance(evidence, list):
         return set()
     if all(type(e) is int for e in evidence):
         return set(evidence)
-    return {e[0] for e in evidence if isinstance(e, (list, tuple)) and e and type(e[0]) is int}
+    out = {e[0] for e in evidence if isinstance(e, (list, tuple)) and e and type(e[0]) is int}
+    return out | {i for e in evidence if isinstance(e, dict) for i in e.get("steps") or [] if type(i) is int}
 
 
 def _ids(evidence: Any) -> set[str]:

@@ -1,0 +1,73 @@
+"""Evidence criteria: an answer that cites the records it rests on (``[kind#id]``) passes only when each cited
+record exists, was read by the agent, and shows the numbers the answer states; the viewer links the steps
+that read them."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from gui_world import make_gui_world
+
+from simulator.store.episodes import EpisodeStore
+from simulator.tasks.catalog import task_catalog
+from simulator.trajectories.files import read
+from simulator.viewer.episode import episode_view
+from tasks.model import Call
+
+SEARCH = {"op": "mail.search", "args": {"query": "outage"}}
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory):
+    root = tmp_path_factory.mktemp("evidence")
+    world = make_gui_world(root / "worlds")
+    task = {"id": "outage-cited", "world": str(world), "outcome": "answer",
+            "prompt": "How many minutes did the Initech dashboard outage last? Cite the email as [mail.message#id].",
+            "criteria": [{"id": "minutes", "answer": {"type": "number", "expect": 42}},
+                         {"id": "cited", "role": "diagnostic", "weight": 0, "trajectory": {"evidence": True}}],
+            "oracle": [SEARCH, {"op": "task.submit_answer", "args": {"answer": "42"}}]}
+    (root / "suites" / "e").mkdir(parents=True)
+    (root / "suites" / "e" / "outage-cited.yaml").write_text(yaml.safe_dump(task))
+    store = EpisodeStore(cache_dir=root / "cache", trajectory_dir=root / "trajectories", idle_timeout=None)
+    yield task_catalog(store, root / "suites"), store
+
+
+def answer(catalog, calls: list[dict], text) -> tuple[dict, list]:
+    """Run ``calls``, then answer ``text`` (a function of the steps so far, for the ids they returned)."""
+    catalog, store = catalog
+    episode = store.create(catalog.get("outage-cited").world, task=catalog.get("outage-cited"))
+    run = catalog.start("outage-cited", episode=episode)
+    steps = catalog.engine.run_calls(run, [Call.model_validate(c) for c in calls])
+    catalog.engine.run_calls(run, [Call.model_validate({"op": "task.submit_answer", "args": {"answer": text(steps)}})])
+    reward = catalog.finish(episode)
+    store.finished(episode, reward)
+    store.delete(episode.id)
+    cited = next(c for c in reward.criteria if c.id == "cited")
+    return cited, store.trajectory_dir / f"{episode.id}.jsonl"
+
+
+def outage_id(steps) -> int:
+    return next(m["id"] for m in steps[0].result["messages"] if "outage" in m["subject"].lower())
+
+
+def test_a_cited_record_that_was_read_and_shows_the_figure_passes_and_the_viewer_links_its_read(catalog):
+    cited, path = answer(catalog, [SEARCH], lambda steps: f"42 minutes [mail.message#{outage_id(steps)}]")
+    assert (cited.status, cited.score) == ("pass", 1.0), cited.message
+    view = episode_view(read(path), diffs=False)
+    search = next(sv.step.index for sv in view.steps if sv.step.operation == "search")
+    assert search in view.citations["cited"]
+
+
+def test_an_unread_a_missing_an_unsupporting_or_no_citation_fails(catalog):
+    _, path = answer(catalog, [SEARCH], lambda steps: "42")
+    real = next(m["id"] for m in read(path).steps[0].result["messages"] if "outage" in m["subject"].lower())
+    unread, _ = answer(catalog, [], lambda steps: f"42 minutes [mail.message#{real}]")
+    assert unread.status == "fail" and "was never read" in unread.message and unread.score == 0.0
+    missing, _ = answer(catalog, [SEARCH], lambda steps: f"42 [mail.message#{outage_id(steps)}] [mail.message#999999]")
+    assert missing.status == "fail" and "999999 does not exist" in missing.message and missing.score == 0.5
+    wrong, _ = answer(catalog, [SEARCH], lambda steps: f"43 minutes [mail.message#{outage_id(steps)}]")
+    assert wrong.status == "fail" and "do not show [43.0]" in wrong.message and wrong.score == 0.0
+    bare, _ = answer(catalog, [SEARCH], lambda steps: "42 minutes")
+    assert bare.status == "fail" and "cites no record" in bare.message
+    odd, _ = answer(catalog, [SEARCH], lambda steps: "42 [nosuch.kind#4]")
+    assert odd.status == "fail" and "does not exist" in odd.message
