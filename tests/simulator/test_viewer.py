@@ -161,3 +161,24 @@ def test_the_view_command_refuses_a_folder_without_trajectories(tmp_path):
     done = subprocess.run([sys.executable, "-m", "simulator.cli", "view", str(tmp_path)], capture_output=True,
                           text=True, cwd=ROOT, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 2 and "no *.jsonl trajectory files" in done.stderr
+
+
+def test_peer_and_other_people_s_steps_are_marked_and_a_write_shows_what_its_peers_changed(tmp_path):
+    from apps.kit.invoker import invoke
+
+    store = EpisodeStore(trajectory_dir=tmp_path, idle_timeout=None)
+    episode = store.create("acme")
+    calendar, mail = store.apps["calendar"].operations, store.apps["mail"].operations
+    invoke(episode, calendar["create_event"], {"title": "Renewal prep", "start": "2026-03-18T15:00:00",
+                                               "end": "2026-03-18T15:30:00",
+                                               "attendees": ["greg.novak@acmeanalytics.com"]}, "rest")
+    invoke(episode, mail["send"], {"to": ["dana.whitfield@acmeanalytics.com"], "subject": "Agenda",
+                                   "body": "See you there."}, "rest", actor="greg.novak@acmeanalytics.com")
+    store.finished(episode, None)
+    store.delete(episode.id)
+    view = episode_view(read(tmp_path / f"{episode.id}.jsonl"))
+    assert [sv.kind for sv in view.steps] == ["agent", "peer", "other"]
+    created, peer, other = view.steps
+    assert {c["app"] for c in created.changes} == {"calendar", "mail"}   # the invitation the peer step sent
+    assert peer.changes is None and "the step that asked for it" in peer.diff_note
+    assert any(c["app"] == "mail" and c["change"] == "create" for c in other.changes)
