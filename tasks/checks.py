@@ -16,6 +16,7 @@ from tasks.comparators import ComparatorError, failures, matches
 from tasks.evidence import evidence_check
 from tasks.model import AnswerCheck, Count, Criterion, RecordsCheck, Task, TrajectoryCheck
 from tasks.parse import numbers_in
+from tasks.perception import perception_check
 from tasks.records import State, UnknownKind
 from tasks.refs import UnboundReference, resolve
 
@@ -154,7 +155,7 @@ def python_check(name: str, g: Grading) -> CheckResult:
 
 CHECKS: dict[str, Callable[[Any, Grading], CheckResult]] = {
     "records": records_check, "answer": answer_check, "trajectory": trajectory_check,
-    "judge": judge_check, "python": python_check,
+    "judge": judge_check, "python": python_check, "perception": perception_check,
 }
 
 

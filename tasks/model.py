@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Role = Literal["goal", "guard", "penalty", "diagnostic"]
+Role = Literal["goal", "guard", "penalty", "diagnostic", "perception"]
 Outcome = Literal["act", "answer", "refuse", "ask"]
 Split = Literal["train", "validation", "test"]
 AnswerType = Literal["number", "money", "date", "datetime", "email", "entity", "list", "yesno", "text"]
@@ -144,9 +144,22 @@ class JudgeCheck(Strict):
     where: dict[str, Any] = Field(default_factory=dict)
 
 
+class PerceptionCheck(Strict):
+    """The agent's description of what it saw (``task.describe_view``, the first one), against what its reads
+    before it returned (``tasks/perception.py``): it states no figure they did not show, and it holds each of
+    ``needs`` (references allowed; default: the value the task's answer criteria expect), so the question can
+    be answered from the description alone. A description that only repeats the prompt holds none of them."""
+
+    needs: list[Any] | None = None
+
+
+CHECK_KINDS = ("records", "answer", "trajectory", "judge", "python", "perception")
+
+
 class Criterion(Strict):
     """One named check with its role: goals carry the weight, guards gate the pass, penalties subtract,
-    diagnostics are logged only. Exactly one of the check kinds is given."""
+    diagnostics are logged only, perception (weight 0) is reported beside the reward (``Reward.perception``).
+    Exactly one of the check kinds is given."""
 
     id: str = Field(pattern=r"^[a-z0-9_]+$")
     role: Role = "goal"
@@ -157,19 +170,22 @@ class Criterion(Strict):
     trajectory: TrajectoryCheck | None = None
     judge: JudgeCheck | None = None
     python: str | None = Field(None, description="Name of a check in tasks.custom.CHECKS")
+    perception: PerceptionCheck | None = None
 
     @model_validator(mode="after")
     def _one_kind(self) -> "Criterion":
-        kinds = [k for k in ("records", "answer", "trajectory", "judge", "python") if getattr(self, k) is not None]
+        kinds = [k for k in CHECK_KINDS if getattr(self, k) is not None]
         if len(kinds) != 1:
-            raise ValueError(f"a criterion needs exactly one of records, answer, trajectory, judge, python (has {kinds})")
-        if self.role == "diagnostic":
+            raise ValueError(f"a criterion needs exactly one of {', '.join(CHECK_KINDS)} (has {kinds})")
+        if (self.role == "perception") != (kinds[0] == "perception"):
+            raise ValueError("a perception check takes the role perception, and only it does")
+        if self.role in ("diagnostic", "perception"):
             self.weight = 0.0
         return self
 
     @property
     def kind(self) -> str:
-        return next(k for k in ("records", "answer", "trajectory", "judge", "python") if getattr(self, k) is not None)
+        return next(k for k in CHECK_KINDS if getattr(self, k) is not None)
 
 
 class Allow(Strict):

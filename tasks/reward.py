@@ -6,6 +6,8 @@
 - Otherwise: a failed guard gives 0; else partial credit, ``PARTIAL * weighted goal fraction`` minus
   the weight of every failed penalty, floored at 0. Partial credit stays below the pass mark, and a
   run whose goals all fail (doing nothing, or only claiming success) scores 0.
+- ``perception`` criteria (weight 0) leave ``total`` alone: their mean score is ``perception``, beside it,
+  for a trainer to weight (None when the task asks for no perception).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ PARTIAL = 0.5
 
 class CriterionScore(BaseModel):
     id: str
-    role: Literal["goal", "guard", "penalty", "diagnostic"]
+    role: Literal["goal", "guard", "penalty", "diagnostic", "perception"]
     weight: float
     status: Literal["pass", "fail", "error", "na"]
     score: float
@@ -36,6 +38,7 @@ class Reward(BaseModel):
     criteria: list[CriterionScore]
     collateral: list[dict] = Field(default_factory=list, description="Changes no correct run makes, per record and field")
     errors: list[str] = Field(default_factory=list)
+    perception: float | None = Field(None, description="The mean score of the perception criteria; None without any")
 
     def breakdown(self) -> dict[str, float]:
         """Per criterion, its score: what per-criterion reward functions report."""
@@ -44,12 +47,14 @@ class Reward(BaseModel):
 
 def combine(task: str, version: int, scores: list[CriterionScore], collateral: list[dict]) -> Reward:
     errors = [f"{c.id}: {c.message}" for c in scores if c.status == "error"]
+    seen = [c.score for c in scores if c.role == "perception" and c.status in ("pass", "fail")]
+    perception = round(sum(seen) / len(seen), 6) if seen else None
     goals = [c for c in scores if c.role == "goal" and c.status != "na"]
     if not errors and not goals:
         errors = ["no goal criterion could be checked"]
     if errors:
         return Reward(task=task, version=version, total=None, passed=False, gradable=False,
-                      criteria=scores, collateral=collateral, errors=errors)
+                      criteria=scores, collateral=collateral, errors=errors, perception=perception)
     guards_ok = all(c.status != "fail" for c in scores if c.role == "guard")
     failed_penalties = [c for c in scores if c.role == "penalty" and c.status == "fail"]
     goals_ok = all(c.status == "pass" for c in goals)
@@ -63,4 +68,4 @@ def combine(task: str, version: int, scores: list[CriterionScore], collateral: l
         fraction = sum(c.weight * c.score for c in goals) / weight
         total = max(0.0, PARTIAL * fraction - sum(c.weight for c in failed_penalties))
     return Reward(task=task, version=version, total=round(total, 6), passed=passed, gradable=True,
-                  criteria=scores, collateral=collateral)
+                  criteria=scores, collateral=collateral, perception=perception)

@@ -58,6 +58,10 @@ NOT_RUN = {
     "officeworld run --suite crm --model http://127.0.0.1:8080/v1 --k 8 --out runs/x":
         "needs a model endpoint; tests/simulator/test_runner.py drives the runner with a scripted model server",
     "officeworld replay runs/x/trajectories/ep_….jsonl": "reads the run above; tests/simulator/test_replay_tasks.py runs it",
+    "officeworld view runs/x/trajectories/ --out view.html": "reads the run above; tests/simulator/test_viewer.py "
+                                                             "runs it on recorded rollouts and opens the page in Chromium",
+    "officeworld view runs/x/trajectories/ep_….jsonl --out ep.html --no-diffs": "reads the run above; "
+                                                                              "tests/simulator/test_viewer.py runs view",
     "officeworld grade runs/x/trajectories/": "reads the run above; tests/simulator/test_replay_tasks.py runs it",
     "officeworld trajectories export runs/x/trajectories/ --format jsonl --out sft.jsonl":
         "reads the run above; tests/simulator/test_replay_tasks.py runs export",

@@ -1,4 +1,5 @@
-"""Task: the agent's side of a task, its final answer. One operation, ``submit_answer``.
+"""Task: the agent's side of a task: its final answer (``submit_answer``), and what it sees (``describe_view``,
+a read: the description is graded from the recorded step).
 
 The answer is state like any other (a row of this app's database), so it is in the digest,
 forks with the episode, replays from the trajectory and is read by the graders from the final state.

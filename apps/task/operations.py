@@ -1,4 +1,4 @@
-"""``submit_answer``: how an agent says it is finished, and what it answers."""
+"""``submit_answer``: how an agent says it is finished, and what it answers; ``describe_view``: what it sees."""
 
 from __future__ import annotations
 
@@ -32,3 +32,20 @@ def submit_answer(ctx: Ctx, answer: str = "", status: Status = "done") -> Submit
     """
     ctx.session.add(Answer(author=ctx.actor, answer=answer, status=status, submitted_at=ctx.now))
     return Submitted(received=True, status=status)
+
+
+class Described(BaseModel):
+    received: bool
+
+
+@ops.read
+def describe_view(ctx: Ctx, description: str) -> Described:
+    """Say what you see now, before you act or answer: the records, figures and names in front of you.
+
+    Some tasks ask for it; what you describe is checked against what your reads showed, and whether it
+    is enough to answer the request. It changes nothing.
+
+    Args:
+        description: What is on screen or in your last results, in plain text: records, figures, names.
+    """
+    return Described(received=True)

@@ -167,6 +167,7 @@ def examples(f: dict) -> dict[str, dict]:
         "calendar_create_calendar": {"name": "Team offsites"},
         "calendar_share_calendar": {"calendar_id": f["actor"], "person": f["colleague"], "role": "reader"},
         "task_submit_answer": {"answer": "Done", "status": "done"},
+        "task_describe_view": {"description": "The inbox: three unread threads."},
     }
 
 

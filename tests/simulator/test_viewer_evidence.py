@@ -26,24 +26,32 @@ def catalog(tmp_path_factory):
             "criteria": [{"id": "minutes", "answer": {"type": "number", "expect": 42}},
                          {"id": "cited", "role": "diagnostic", "weight": 0, "trajectory": {"evidence": True}}],
             "oracle": [SEARCH, {"op": "task.submit_answer", "args": {"answer": "42"}}]}
+    seen = {"id": "outage-seen", "world": str(world), "outcome": "answer",
+            "prompt": "How many minutes did the Initech dashboard outage last? Describe what you see first.",
+            "criteria": [{"id": "minutes", "answer": {"type": "number", "expect": 42}},
+                         {"id": "saw", "role": "perception", "perception": {}}],
+            "oracle": [SEARCH, {"op": "task.describe_view", "args": {"description": "42 minutes"}},
+                       {"op": "task.submit_answer", "args": {"answer": "42"}}]}
     (root / "suites" / "e").mkdir(parents=True)
     (root / "suites" / "e" / "outage-cited.yaml").write_text(yaml.safe_dump(task))
+    (root / "suites" / "e" / "outage-seen.yaml").write_text(yaml.safe_dump(seen))
     store = EpisodeStore(cache_dir=root / "cache", trajectory_dir=root / "trajectories", idle_timeout=None)
     yield task_catalog(store, root / "suites"), store
 
 
-def answer(catalog, calls: list[dict], text) -> tuple[dict, list]:
-    """Run ``calls``, then answer ``text`` (a function of the steps so far, for the ids they returned)."""
+def answer(catalog, calls: list[dict], text, task: str = "outage-cited", criterion: str = "cited"):
+    """Run ``calls``, then answer ``text`` (a function of the steps so far, for the ids they returned); the
+    criterion ``criterion``, and the trajectory file (or, for a perception, the reward)."""
     catalog, store = catalog
-    episode = store.create(catalog.get("outage-cited").world, task=catalog.get("outage-cited"))
-    run = catalog.start("outage-cited", episode=episode)
+    episode = store.create(catalog.get(task).world, task=catalog.get(task))
+    run = catalog.start(task, episode=episode)
     steps = catalog.engine.run_calls(run, [Call.model_validate(c) for c in calls])
     catalog.engine.run_calls(run, [Call.model_validate({"op": "task.submit_answer", "args": {"answer": text(steps)}})])
     reward = catalog.finish(episode)
     store.finished(episode, reward)
     store.delete(episode.id)
-    cited = next(c for c in reward.criteria if c.id == "cited")
-    return cited, store.trajectory_dir / f"{episode.id}.jsonl"
+    graded = next(c for c in reward.criteria if c.id == criterion)
+    return graded, (reward if task == "outage-seen" else store.trajectory_dir / f"{episode.id}.jsonl")
 
 
 def outage_id(steps) -> int:
@@ -71,3 +79,29 @@ def test_an_unread_a_missing_an_unsupporting_or_no_citation_fails(catalog):
     assert bare.status == "fail" and "cites no record" in bare.message
     odd, _ = answer(catalog, [SEARCH], lambda steps: "42 [nosuch.kind#4]")
     assert odd.status == "fail" and "does not exist" in odd.message
+
+
+def described(catalog, description: str | None, read: bool = True):
+    calls = ([SEARCH] if read else []) + ([{"op": "task.describe_view", "args": {"description": description}}]
+                                         if description is not None else [])
+    return answer(catalog, calls, lambda steps: "42", task="outage-seen", criterion="saw")
+
+
+def test_a_description_of_what_was_read_that_holds_the_answer_scores_perception_without_moving_the_reward(catalog):
+    saw, reward = described(catalog, "The Initech outage email: the dashboard was down for 42 minutes.")
+    assert (saw.status, saw.role, saw.weight) == ("pass", "perception", 0.0), saw.message
+    assert (reward.total, reward.passed, reward.perception) == (1.0, True, 1.0)
+
+
+def test_a_description_that_invents_omits_copies_the_prompt_or_comes_before_reading_scores_zero(catalog):
+    invented, reward = described(catalog, "The outage lasted 42 minutes and cost 7,300 dollars.")
+    assert invented.status == "fail" and "7300" in invented.message and reward.perception == 0.0
+    assert reward.passed   # the answer still earns its reward; perception is reported beside it
+    omitted, _ = described(catalog, "An email from Initech about the dashboard outage.")
+    assert omitted.status == "fail" and "lacks [42]" in omitted.message
+    copied, _ = described(catalog, "How many minutes did the Initech dashboard outage last?")
+    assert copied.status == "fail" and "repeats the prompt" in copied.message
+    unread, _ = described(catalog, "The dashboard was down for 42 minutes.", read=False)
+    assert unread.status == "fail" and "no earlier read showed" in unread.message
+    none, reward = described(catalog, None)
+    assert none.status == "fail" and reward.perception == 0.0
