@@ -105,3 +105,17 @@ def test_a_description_that_invents_omits_copies_the_prompt_or_comes_before_read
     assert unread.status == "fail" and "no earlier read showed" in unread.message
     none, reward = described(catalog, None)
     assert none.status == "fail" and reward.perception == 0.0
+
+
+def test_the_viewer_shows_the_perception_score_and_links_the_description(catalog):
+    from simulator.viewer.render import page
+
+    _, store = catalog
+    before = set(store.trajectory_dir.glob("*.jsonl"))
+    described(catalog, "The Initech outage email: the dashboard was down for 42 minutes.")
+    (path,) = set(store.trajectory_dir.glob("*.jsonl")) - before
+    view = episode_view(read(path), diffs=False)
+    describe = next(sv.step.index for sv in view.steps if sv.step.operation == "describe_view")
+    assert view.citations["saw"] == [describe]
+    html = page("one", [view.file], [view])
+    assert "perception <b>1.0</b>" in html and f'href="#e-{view.id}-s-{describe}"' in html
