@@ -10,6 +10,7 @@ action before it caused, which the trajectory viewer shows on those steps.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,5 +126,10 @@ def keep(shot: Render, episode) -> None:
     png.write_bytes(shot.png)
     (folder / f"render-{shot.index}.json").write_text(json.dumps(
         {"url": shot.url, "action": shot.action, "steps": shot.steps, "marks": shot.marks, "shown": shot.shown}))
-    for step in shot.steps:
-        shutil.copyfile(png, folder / f"step-{step}.png")
+    for step in shot.steps:   # the same picture for every step the action caused: linked, not copied, where it can be
+        linked = folder / f"step-{step}.png"
+        linked.unlink(missing_ok=True)
+        try:
+            os.link(png, linked)
+        except OSError:
+            shutil.copyfile(png, linked)
