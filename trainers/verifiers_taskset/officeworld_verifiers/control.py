@@ -41,6 +41,15 @@ def list_tasks(url: str, token_var: str, suite: str | None, tag: str | None, tim
         return _parse(http.get("/v1/tasks", params=params))
 
 
+def delete_now(url: str, token_var: str, episode: str, timeout: float = 10.0) -> None:
+    """Delete an episode without an event loop (at exit); a failure is ignored (the idle timeout bounds it)."""
+    try:
+        with httpx.Client(**_options(url, token_var, timeout)) as http:
+            http.delete(f"/v1/episodes/{episode}")
+    except httpx.HTTPError:
+        pass
+
+
 class Control:
     """``async with Control(url, token_var) as ow``: episodes of tasks, the oracle, finish, delete."""
 
