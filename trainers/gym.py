@@ -22,6 +22,7 @@ import json
 import secrets
 import string
 import threading
+import weakref
 from typing import Any
 
 import gymnasium as gym
@@ -58,6 +59,17 @@ def _text(value: Any) -> str:
     return out
 
 
+# Environments alive in this process: the episodes of those never closed are deleted at exit.
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _delete_left_over() -> None:
+    for env in list(_LIVE):
+        with contextlib.suppress(Exception):   # the world may be gone first; its idle timeout bounds the rest
+            env._delete()
+
+
 class OfficeWorldEnv(gym.Env):
     """One world episode per reset: a task of ``suite`` (drawn with the env's RNG) or the given ``task``."""
     metadata = {"render_modes": []}
@@ -77,6 +89,7 @@ class OfficeWorldEnv(gym.Env):
         self.episode: str | None = None
         self.steps = 0
         self._tasks: list[str] | None = None
+        _LIVE.add(self)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -107,9 +120,11 @@ class OfficeWorldEnv(gym.Env):
         info: dict[str, Any] = {"step": self.steps, "tool": tool, "error": error}
         reward = 0.0
         if submitted or truncated:
-            graded = self.client.finish(self.episode)
+            try:
+                graded = self.client.finish(self.episode)
+            finally:   # graded or not (the world failed), the episode is over
+                self._delete()
             reward, info["reward"] = float(graded["total"] or 0.0), graded
-            self._delete()
         return _text({"tool": tool, "result": result, "error": error}), reward, submitted, truncated, info
 
     def _call(self, episode: str, action: str) -> tuple[str | None, Any, dict | None]:

@@ -36,6 +36,7 @@ import inspect
 import json
 import secrets
 import threading
+import weakref
 from pathlib import Path
 from types import GenericAlias
 from typing import Any, Literal, Union
@@ -138,6 +139,18 @@ def _serve(stack: contextlib.ExitStack, trajectories: Path | None) -> tuple[str,
     return url, token
 
 
+# Environments alive in this process. TRL never closes one: a rollout whose reward is never asked (the step
+# failed) keeps its episode until the next reset, and those left when the process ends are deleted then.
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _delete_left_over() -> None:
+    for env in list(_LIVE):
+        with contextlib.suppress(Exception):   # the world may be gone first; its idle timeout bounds the rest
+            env._close()
+
+
 class WorldEnvironment:
     """The protocol TRL drives; subclasses add the tools (``environment_class``)."""
 
@@ -147,6 +160,7 @@ class WorldEnvironment:
         self._episode: str | None = None
         self._submitted = False
         self.reward: dict | None = None   # the world's Reward, once graded
+        _LIVE.add(self)
 
     @classmethod
     def factory(cls, server: str | None = None, token: str | None = None):

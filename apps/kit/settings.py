@@ -32,7 +32,10 @@ class Settings(BaseSettings):
     chromium: str = Field("", description="Path of the Chromium binary (default: chromium on PATH)")
     trajectory_dir: Path | None = Field(None, description="Folder where episodes stream trajectory files "
                                                           "(default: none kept)")
-    idle_timeout: float = Field(0, ge=0, description="Seconds after which an idle episode is dropped (0: never)")
+    # An hour: far above the longest gap a training run leaves between calls on one episode (a model turn, a
+    # rollout waiting for its batch: seconds to minutes), and it bounds what a crashed run leaks to one hour's worth.
+    idle_timeout: float = Field(3600, ge=0, description="Seconds after which an idle episode (no call, finished or "
+                                                        "not) is dropped (0: never)")
     cache_dir: Path | None = Field(None, description="Compiled-world cache (default: $XDG_CACHE_HOME/officeworld)")
     xdg_cache_home: Path = Field(Path.home() / ".cache", validation_alias="XDG_CACHE_HOME",
                                  description="Base of the default cache folder")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from simulator.gateway.client import AsyncClient
-from simulator.runner.metrics import summarise
+from simulator.runner.metrics import infrastructure, summarise
 from simulator.runner.model import model_http
 from simulator.runner.policy import Policy
 from simulator.runner.rollout import Rollout, rollout
@@ -103,7 +103,7 @@ def _details(path: Path, run: str) -> dict[tuple[str, int], dict]:
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if record.pop("run", None) == run and record.get("failure") != "runner_error":
+            if record.pop("run", None) == run and not infrastructure(record):
                 out[(record["task"], record["sample"])] = {**record, "resumed": True}
     return out
 
