@@ -33,7 +33,7 @@ class Rollout:
     episode: str | None = None
     reward: float | None = None
     passed: bool = False
-    failure: str | None = None        # why it ended without an answer (model_timeout, context_overflow, ...)
+    failure: str | None = None        # why it ended without an answer (context_overflow, endpoint_timeout, ...)
     detail: str = ""
     turns: int = 0
     counts: dict[str, int] = field(default_factory=dict)   # tool_error, malformed_tool_call
