@@ -23,6 +23,7 @@ from apps.kit.errors import OpError
 from apps.kit.invoker import invoke_async
 from apps.kit.operation import Operation
 from apps.kit.rest import error_body
+from apps.kit.settings import settings
 from apps.kit.trajectory import Step, Trajectory
 from simulator.gateway.auth import require_bearer
 from simulator.store.episodes import EpisodeStore
@@ -102,11 +103,20 @@ class ClockAdvance(BaseModel):
     seconds: float = Field(ge=0, le=10 * 365 * 86400, description="How far to move the virtual clock")
 
 
+def public_base(request: Request) -> str:
+    """Where clients reach this server: ``OFFICEWORLD_PUBLIC_URL`` (read once per app), else the request's own base."""
+    state = request.app.state
+    public = getattr(state, "public_url", None)
+    if public is None:
+        public = state.public_url = settings().public_url.rstrip("/")
+    return public or str(request.base_url).rstrip("/")
+
+
 def info(request: Request, episode: Episode, check: bool = True, catalog: Catalog | None = None,
          store: EpisodeStore | None = None) -> EpisodeInfo:
     """The episode as the control API shows it; ``check`` asks each app's host whether it is reachable
     (listings skip it: one round trip per app per episode would make them slow)."""
-    base = str(request.base_url).rstrip("/")
+    base = public_base(request)
     errors = {app: reason for app, reason in episode.app_states().items() if reason} if check else {}
     run = catalog.run_of(episode.id) if catalog is not None else None
     brief = TaskBrief(id=run.task.id, version=run.task.version, prompt=run.task.prompt) if run else None
