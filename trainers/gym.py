@@ -76,12 +76,14 @@ class OfficeWorldEnv(gym.Env):
     _closed = False
 
     def __init__(self, suite: str | None = None, task: str | None = None, server: str | None = None,
-                 token: str | None = None, max_steps: int = 30):
+                 token: str | None = None, max_steps: int = 30, toolset: str = "task"):
         if (suite is None) == (task is None):
             raise ValueError("give a suite or a task (one of them)")
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
-        self.suite, self.task, self.max_steps = suite, task, max_steps
+        if toolset not in ("task", "all"):
+            raise ValueError("toolset must be task (the task's apps' tools) or all")
+        self.suite, self.task, self.max_steps, self.toolset = suite, task, max_steps, toolset
         url, token = (server, token) if server else local_world()
         self.client = Client(url, token)
         self.observation_space = spaces.Text(max_length=TEXT_LIMIT, charset=string.printable)
@@ -104,7 +106,7 @@ class OfficeWorldEnv(gym.Env):
                 if not self._tasks:
                     raise ValueError(f"suite {self.suite!r} has no tasks")
             task = self._tasks[int(self.np_random.integers(len(self._tasks)))]
-        episode = self.client.create_episode(task)
+        episode = self.client.create_episode(task, toolset=self.toolset)
         self.episode, self.steps = episode["id"], 0
         tools = episode["tools"]["openai"]
         names = [t["function"]["name"] for t in tools]

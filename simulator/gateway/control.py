@@ -26,6 +26,7 @@ from apps.kit.rest import error_body
 from apps.kit.settings import settings
 from apps.kit.trajectory import Step, Trajectory
 from simulator.gateway.auth import require_bearer
+from simulator.gateway.toolsets import Toolset, Toolsets
 from simulator.store.episodes import EpisodeStore
 from simulator.store.registry import all_operations
 from tasks.catalog import Catalog
@@ -48,6 +49,9 @@ class CreateEpisode(BaseModel):
     record: bool | None = Field(None, description="Keep a trajectory file (default: when the server has a folder for them)")
     meta: dict[str, Any] = Field(default_factory=dict, description="Labels for the trajectory file's header (a run, a sample)")
     tools: bool | None = Field(None, description="Return the tools in MCP and OpenAI form (default: for a task)")
+    toolset: Toolset | None = Field(None, description="The tools offered (on the episode's MCP and in `tools`): "
+                                                      "task, its apps' and task_submit_answer (default for a task); "
+                                                      "all, every app's (default otherwise)")
     browser: bool = Field(False, description="Offer the agent a browser on the apps' GUI (MCP tools browser_*)")
 
 
@@ -91,6 +95,7 @@ class EpisodeInfo(BaseModel):
     idle_s: float = Field(0.0, description="Seconds since the last call (or creation)")
     recording: bool = Field(False, description="Whether the episode streams a trajectory file")
     tools: dict[str, list[dict]] | None = Field(None, description="openai and mcp: the agent's tools in each form")
+    toolset: list[str] | None = Field(None, description="The apps whose tools the agent is offered (null: all)")
 
 
 class Digest(BaseModel):
@@ -126,6 +131,7 @@ def info(request: Request, episode: Episode, check: bool = True, catalog: Catalo
         mcp_url=f"{base}/episodes/{episode.id}/mcp", api_url=f"{base}/episodes/{episode.id}/api",
         status=("error" if errors else "ready") if check else "unchecked", app_errors=errors, task=brief,
         idle_s=round(store.idle_for(episode), 3) if store else 0.0, recording=episode.recorder is not None,
+        toolset=sorted(episode.tools) if episode.tools is not None else None,
     )
 
 
@@ -227,16 +233,7 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
     router = APIRouter(prefix="/v1", tags=["control"], dependencies=[Depends(require_bearer(token))] if token else [])
     all_ops = all_operations(store.apps)
     operations = {op.qualified_name: op for op in all_ops}
-    forms: dict[str, list[dict]] = {}
-
-    def tool_forms() -> dict[str, list[dict]]:
-        """The agent's tools in each form, made on first use (the MCP form imports the SDK)."""
-        if not forms:
-            from apps.kit.mcp import tool as mcp_tool
-
-            forms.update(openai=[op.openai_tool() for op in all_ops],
-                         mcp=[mcp_tool(op).model_dump(mode="json", by_alias=True, exclude_none=True) for op in all_ops])
-        return forms
+    toolsets = Toolsets(all_ops)
     store.on_delete.append(catalog.forget)
 
     @router.post("/episodes", status_code=201)
@@ -247,14 +244,17 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         return await quickly(store.quick(world), _create, request, body)
 
     def _create(request: Request, body: CreateEpisode) -> EpisodeInfo:
+        task = catalog.get(body.task, include_quarantined=False) if body.task is not None else None
+        apps = toolsets.apps_of(task, sorted(store.apps), body.toolset)
         if body.task is None:
             episode = store.create(body.world or "acme", body.actor, record=body.record, meta=body.meta)
         else:
             episode = _start_task(body)
+        episode.tools = apps
         if body.browser:
             request.app.state.browsers.enable(episode, str(request.base_url))
         out = info(request, episode, catalog=catalog, store=store)
-        out.tools = tool_forms() if (body.tools if body.tools is not None else body.task is not None) else None
+        out.tools = toolsets.forms(apps) if (body.tools if body.tools is not None else body.task is not None) else None
         return out
 
     def _start_task(body: CreateEpisode) -> Episode:
@@ -333,12 +333,14 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
 
     @router.get("/tasks")
     def list_tasks(suite: str | None = None, tag: str | None = None, world: str | None = None) -> list[dict]:
-        """The shipped tasks (quarantined ones left out): prompt and metadata, never criteria or oracle."""
-        return [t.public() for t in catalog.select(suite, tag, world)]
+        """The shipped tasks (quarantined ones left out): prompt and metadata, never criteria or oracle, and
+        the size of the tools a task's episode offers by default."""
+        return [{**t.public(), "tools": toolsets.size(t, sorted(store.apps))} for t in catalog.select(suite, tag, world)]
 
     @router.get("/tasks/{task_id}")
     def get_task(task_id: str) -> dict:
-        return catalog.get(task_id).public()
+        task = catalog.get(task_id)
+        return {**task.public(), "tools": toolsets.size(task, sorted(store.apps))}
 
     @router.get("/episodes/{episode_id}/trajectory")
     def trajectory(episode_id: str) -> Trajectory:

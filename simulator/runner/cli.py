@@ -35,6 +35,7 @@ def run_command(
         timeout: float = options.TIMEOUT,
         retries: int = options.RETRIES,
         backoff: float = options.BACKOFF,
+        toolset: options.Toolset = options.TOOLSET,
         temperature: float = typer.Option(None, help="Sampling temperature (the server's default when absent)"),
         out: Path = typer.Option(Path("runs/latest"), help="Folder for results.json, rollouts.jsonl and trajectories/"),
         name: str = typer.Option(None, help="The run's name (default: the output folder's); same name resumes"),
@@ -49,7 +50,8 @@ def run_command(
 
     if scripted == (model is not None):
         raise typer.BadParameter("give the policy: --model URL or --scripted (one of them)", param_hint="--model")
-    settings = RunSettings(name=name or out.resolve().name, k=k, concurrency=concurrency, max_turns=max_turns)
+    settings = RunSettings(name=name or out.resolve().name, k=k, concurrency=concurrency, max_turns=max_turns,
+                           toolset=toolset.value)
     policy = OraclePolicy(slip=slip, seed=seed) if scripted else Model(
         url=model, name=model_name, api_key=api_key, timeout=timeout, temperature=temperature,
         retries=retries, backoff=backoff)

@@ -73,6 +73,7 @@ def learnability_command(
         timeout: float = options.TIMEOUT,
         retries: int = options.RETRIES,
         backoff: float = options.BACKOFF,
+        toolset: options.Toolset = options.TOOLSET,
         temperature: float = typer.Option(1.0, help="Sampling temperature (spread between samples is the point)"),
         out: Path = typer.Option(Path("runs/learnability"), help="Folder for learnability.json/.png and the run's files"),
         server: str = options.SERVER,
@@ -82,7 +83,8 @@ def learnability_command(
     from simulator.runner.model import Model
     from simulator.runner.run import RunSettings
 
-    settings = RunSettings(name=out.resolve().name, k=k, concurrency=concurrency, max_turns=max_turns)
+    settings = RunSettings(name=out.resolve().name, k=k, concurrency=concurrency, max_turns=max_turns,
+                           toolset=toolset.value)
     policy = Model(url=model, name=model_name, api_key=api_key, timeout=timeout, temperature=temperature,
                    retries=retries, backoff=backoff)
     with _server(server, token, out, None) as (base, secret, folder):

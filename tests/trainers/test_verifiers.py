@@ -170,7 +170,8 @@ def test_vf_eval_reports_the_rewards_the_world_graded(side, world, tmp_path):
         calls = [(s["surface"], f"{s['app']}_{s['operation']}") for s in steps if s["surface"] != "setup"]
         assert calls == [("mcp", name) for name, _ in plan]
     assert {s["phrase"] for s in seen} == set(plans) and all(s["system"] == SYSTEM_PROMPT for s in seen)
-    assert all({"crm_search", "mail_send", "task_submit_answer"} <= s["tools"] for s in seen)
+    # The episode's MCP offers the task's apps' tools (crm) and the answer, not every app's.
+    assert all({"crm_search", "task_submit_answer"} <= s["tools"] and "mail_send" not in s["tools"] for s in seen)
     after_update = [s["results"][1] for s in seen if s["phrase"] == "Globex renewal" and s["turn"] == 2]
     assert len(after_update) == 2 and all("Closed Won" in r and "error" not in r.lower() for r in after_update)
 
@@ -198,4 +199,5 @@ def test_failed_rollouts_leave_no_episode_open(side, world, tmp_path):
     traces = [trace for line in lines for trace in json.loads(line)["traces"]]
     assert len(traces) == 4 and not any(t["ok"] for t in traces), "every rollout failed"
     assert all(t["info"]["officeworld"]["episode"] for t in traces), "each had opened its episode"
-    assert httpx.get(f"{url}/v1/episodes", headers=CONTROL).json() == [], "and none is left open"
+    left = {e["id"] for e in httpx.get(f"{url}/v1/episodes", headers=CONTROL).json()}
+    assert not left & {t["info"]["officeworld"]["episode"] for t in traces}, "and none is left open"

@@ -65,8 +65,9 @@ class Control:
     async def _call(self, method: str, path: str, body: dict | None = None) -> Any:
         return _parse(await self.http.request(method, path, json=body))
 
-    async def create(self, task: str, meta: dict) -> dict:
-        return await self._call("POST", "/v1/episodes", {"task": task, "meta": meta, "tools": False})
+    async def create(self, task: str, meta: dict, toolset: str = "task") -> dict:
+        return await self._call("POST", "/v1/episodes", {"task": task, "meta": meta, "tools": False,
+                                                         "toolset": toolset})
 
     async def oracle(self, episode: str) -> list[dict]:
         return await self._call("POST", f"/v1/episodes/{episode}/oracle", {})

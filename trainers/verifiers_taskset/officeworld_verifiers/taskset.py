@@ -25,6 +25,7 @@ import atexit
 import contextvars
 import logging
 import os
+from typing import Literal
 
 import verifiers.v1 as vf
 from pydantic import Field
@@ -92,6 +93,8 @@ class WorldTaskConfig(vf.TaskConfig):
     """Environment variable holding the control API's bearer token."""
     keep_episodes: bool = False
     """Leave each finished episode in the world (to inspect it) instead of deleting it."""
+    toolset: Literal["task", "all"] = "task"
+    """The tools the episode's MCP offers: the task's apps' and task_submit_answer, or every app's."""
 
 
 class WorldState(vf.State):
@@ -128,7 +131,7 @@ class WorldTask(vf.Task[WorldTaskData, WorldState, WorldTaskConfig]):
     async def setup(self, trace: vf.Trace, runtime: vf.Runtime) -> None:
         await _sweep_completed()
         async with self._control() as ow:
-            episode = await ow.create(self.data.id, meta={"verifiers_trace": trace.id})
+            episode = await ow.create(self.data.id, meta={"verifiers_trace": trace.id}, toolset=self.config.toolset)
         OPEN[episode["id"]] = (trace, self.config.world_url, self.config.token_var)
         trace.state.episode_id, trace.state.mcp_url = episode["id"], episode["mcp_url"]
         trace.info["officeworld"] = {"episode": episode["id"], "mcp_url": episode["mcp_url"]}  # saved with the trace
