@@ -14,6 +14,9 @@ so episodes live in WebSocket sessions: one world episode per session, deleted w
   comes when the agent submits its answer (``task_submit_answer``) or ``max_steps`` is reached; the reward
   is then the world's (``finish``), with the whole Reward in ``metadata.reward``.
 
+``POST /mcp`` is OpenEnv's JSON-RPC endpoint over the same sessions (``trainers/openenv_mcp.py``); with it the
+server passes ``openenv validate --url`` of openenv 0.10 (tests/trainers/test_openenv_validate.py).
+
 No task or reward logic lives here: everything comes from ``simulator.gateway.client.AsyncClient``. The openenv
 package itself is not a dependency (it pins an MCP SDK other than ours): this is its small surface in FastAPI.
 """
@@ -32,6 +35,7 @@ from fastapi import Body, FastAPI, HTTPException, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from simulator.gateway.client import AsyncClient, ControlError
+from trainers.openenv_mcp import add_mcp
 
 SUBMIT = "task_submit_answer"
 RESET_FIELDS = {"seed", "episode_id", "task", "suite", "toolset"}
@@ -97,6 +101,7 @@ class Session:
                  toolset: str = "task"):
         self.world, self.suite, self.task, self.max_steps, self.toolset = world, suite, task, max_steps, toolset
         self.state = WorldState(max_steps=max_steps)
+        self.tools_seen: list[dict] = []   # the tools of the last reset (OpenAI form), for POST /mcp's tools/list
 
     async def reset(self, data: dict) -> ToolObservation:
         unknown = sorted(set(data) - RESET_FIELDS)
@@ -238,6 +243,8 @@ def build_openenv_app(world: AsyncClient, suite: str | None = None, task: str | 
         raise HTTPException(409, [{"loc": ["body", "action"], "type": "EXECUTION_ERROR",
                                    "msg": "HTTP /step is stateless (as in OpenEnv): a fresh environment has no "
                                           "episode; open a WebSocket session at /ws, reset, then step"}])
+
+    add_mcp(app, new_session, sessions, max_sessions, serialize, Refused)
 
     @app.websocket("/ws")
     async def ws(websocket: WebSocket) -> None:
