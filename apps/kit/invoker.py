@@ -43,9 +43,9 @@ def _run(episode: Episode, op: Operation, arguments, surface: Surface, requested
     now = episode.clock.now()
     failure = recorded = None
     try:
+        kwargs, recorded = op.accept(arguments)   # arguments first: a bad one is named even after the answer
         if op.mutates and surface != "peer" and (actor is None or actor == episode.actor) and answered(episode):
             raise Conflict(AFTER_ANSWER)
-        kwargs, recorded = op.accept(arguments)
         outcome = episode.call(op, kwargs, actor or episode.actor, now)
     except OpError as exc:
         outcome = Outcome(error=exc.to_dict())
