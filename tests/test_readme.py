@@ -98,7 +98,8 @@ NOT_RUN = {
     ".venv-side/bin/vf-validate officeworld-verifiers --taskset.suite crm --runtime.type subprocess":
         "the whole crm suite takes minutes; tests/trainers/test_verifiers.py runs vf-validate on a few tasks",
     ".venv-side/bin/vf-eval officeworld-verifiers --env.taskset.suite crm --env.agent.runtime.type subprocess "
-    "--model my-model --client.base-url http://127.0.0.1:8080/v1 --client.api-key-var MY_KEY -r 8 --no-push":
+    "--env.agent.max-turns 30 --model my-model --client.base-url http://127.0.0.1:8080/v1 "
+    "--client.api-key-var MY_KEY -r 8 --no-push":
         "needs a model endpoint; tests/trainers/test_verifiers.py runs vf-eval with a scripted model server",
     "sudo .ci/compose": "CI's last step (.ci/run); needs root and Podman, and minutes",
     "OFFICEWORLD_TRAJECTORY_DIR=runs/live officeworld up --resume":

@@ -56,6 +56,7 @@ class Episode:
         self.trajectory: list[Step] = []
         self.recorder: Callable[[Step], None] | None = None  # called with each step as it is appended (trajectory files)
         self.browser_actions: list = []  # BrowserAction records of a browser agent (simulator/gui/browser.py)
+        self.tools: frozenset[str] | None = None  # the apps whose tools the agent is offered (None: every app's)
         self.lock = threading.RLock()
         self._opened: set[str] = set()
         self.operations = operations or {}
@@ -138,6 +139,7 @@ class Episode:
                             self.operations)
             child.trajectory = list(self.trajectory)
             child.browser_actions = list(self.browser_actions)
+            child.tools = self.tools
             child._restored = self._restored
             for app in sorted(self._opened):
                 self.hosts[app].open(new_id, self.world_ref, fork_from=self.id)

@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 
 from apps.kit.episode import Episode
-from apps.kit.errors import OpError
+from apps.kit.errors import Conflict, OpError
 from apps.kit.host import LocalHost, Outcome
 from apps.kit.limits import recordable
 from apps.kit.operation import Operation
@@ -43,7 +43,9 @@ def _run(episode: Episode, op: Operation, arguments, surface: Surface, requested
     now = episode.clock.now()
     failure = recorded = None
     try:
-        kwargs, recorded = op.accept(arguments)
+        kwargs, recorded = op.accept(arguments)   # arguments first: a bad one is named even after the answer
+        if op.mutates and surface != "peer" and (actor is None or actor == episode.actor) and answered(episode):
+            raise Conflict(AFTER_ANSWER)
         outcome = episode.call(op, kwargs, actor or episode.actor, now)
     except OpError as exc:
         outcome = Outcome(error=exc.to_dict())
@@ -65,6 +67,28 @@ def _run(episode: Episode, op: Operation, arguments, surface: Surface, requested
         episode.recorder(step)
     episode.clock.tick()
     return step, outcome, failure
+
+
+AFTER_ANSWER = ("the final answer was submitted: the episode takes no more changes from you (reads still work; "
+                "finish the episode to be graded)")
+
+
+def answered(episode: Episode) -> bool:
+    """Whether the agent's final answer (an operation marked ``final``) has succeeded in the episode.
+
+    One rule for every surface and adapter: after it, the agent's writes (and a second answer) are refused
+    and recorded as ``conflict`` steps; reads still run, and the world's people and scheduled events (steps
+    with another actor) still act. The trajectory is scanned once, incrementally (a fork starts again)."""
+    seen, done = getattr(episode, "_answer_scan", (0, False))
+    if not done:
+        for step in episode.trajectory[seen:]:
+            if step.error is None and step.mutates and step.actor in (None, episode.actor) and step.surface != "peer":
+                op = episode.operation(step.app, step.operation)
+                if op is not None and op.final:
+                    done = True
+                    break
+        episode._answer_scan = (len(episode.trajectory), done)  # type: ignore[attr-defined]
+    return done
 
 
 def _request(episode: Episode, by: Step, request: dict) -> None:

@@ -1,4 +1,8 @@
-"""``submit_answer``: how an agent says it is finished, and what it answers."""
+"""``submit_answer``: how an agent says it is finished, and what it answers.
+
+It is the episode's ``final`` operation: once it succeeds, the invoker refuses the agent's writes, on every
+surface and through every adapter (``apps.kit.invoker.answered``).
+"""
 
 from __future__ import annotations
 
@@ -19,11 +23,11 @@ class Submitted(BaseModel):
     status: Status
 
 
-@ops.write
+@ops.write(final=True)
 def submit_answer(ctx: Ctx, answer: str = "", status: Status = "done") -> Submitted:
     """Finish your work on the task: give your final answer, or say why you will not or cannot go on.
 
-    Call it once, when you are done. A later call replaces the earlier answer.
+    Call it once, when you are done: after it, the episode refuses your changes (and a second answer).
 
     Args:
         answer: Your final answer to the request, in plain text (empty when the request asked for an action only).

@@ -10,6 +10,7 @@ import anyio
 import typer
 import uvicorn
 
+from apps.kit.settings import settings
 from simulator.cli import ahead, gui, tasks, worlds
 from simulator.runner import cli as run_cli
 from simulator.runner import learnability
@@ -67,7 +68,7 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
     compiled = store.world(world)
     print(f"officeworld: world {world!r} ready ({len(compiled.info.people)} people; "
           f"{', '.join(sorted(compiled.images))} compiled)", file=sys.stderr)
-    base = f"http://{host}:{port}"
+    base = settings().public_url or f"http://{host}:{port}"   # the URLs printed are those clients are given
     catalog = task_catalog(store)
     memory.freeze_startup()   # the imports, the compiled world and the catalog: out of the collector's scans
     ahead.release_collector()   # held off since the start (simulator/cli/__init__.py)

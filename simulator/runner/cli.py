@@ -33,6 +33,9 @@ def run_command(
         model_name: str = options.MODEL_NAME,
         api_key: str = options.API_KEY,
         timeout: float = options.TIMEOUT,
+        retries: int = options.RETRIES,
+        backoff: float = options.BACKOFF,
+        toolset: options.Toolset = options.TOOLSET,
         temperature: float = typer.Option(None, help="Sampling temperature (the server's default when absent)"),
         out: Path = typer.Option(Path("runs/latest"), help="Folder for results.json, rollouts.jsonl and trajectories/"),
         name: str = typer.Option(None, help="The run's name (default: the output folder's); same name resumes"),
@@ -47,9 +50,11 @@ def run_command(
 
     if scripted == (model is not None):
         raise typer.BadParameter("give the policy: --model URL or --scripted (one of them)", param_hint="--model")
-    settings = RunSettings(name=name or out.resolve().name, k=k, concurrency=concurrency, max_turns=max_turns)
+    settings = RunSettings(name=name or out.resolve().name, k=k, concurrency=concurrency, max_turns=max_turns,
+                           toolset=toolset.value)
     policy = OraclePolicy(slip=slip, seed=seed) if scripted else Model(
-        url=model, name=model_name, api_key=api_key, timeout=timeout, temperature=temperature)
+        url=model, name=model_name, api_key=api_key, timeout=timeout, temperature=temperature,
+        retries=retries, backoff=backoff)
     if ray is not None:
         result = _run_on_ray(ray, actors, policy, settings, suite, task, out, server, token, trajectories)
     else:
@@ -133,6 +138,9 @@ def _print_table(result: dict) -> None:
     Console().print(table)
     if result["failures"]:
         Console().print("failures: " + ", ".join(f"{why} {n}" for why, n in sorted(result["failures"].items())))
+    if result.get("infrastructure"):
+        Console().print("not scored, lost to the infrastructure (a resumed run retries them): "
+                        + ", ".join(f"{why} {n}" for why, n in sorted(result["infrastructure"].items())))
 
 
 @contextlib.contextmanager
