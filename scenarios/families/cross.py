@@ -124,11 +124,13 @@ def price_rise(d: Draft) -> None:
         d.check(f"told_{n}", weight=0.5, records={
             "from": "mail.outbound", "where": {"recipient": email}, "created": True, "count": {"min": 1},
             "expect": {"body": {"any_of": [{"phrase": figure}, {"phrase": figure.replace(",", "")},
-                                           {"phrase": f"{new:,.2f}"}]}}})
+                                           {"phrase": f"{new:,.2f}"}]},
+                       "subject": {"any_of": [{"tokens": [w]} for w in ("price", "prices", "pricing", "increase")]
+                                   + [{"phrase": name}]}}})
         d.do("crm.update_opportunity", opportunity_id=f"$o{n}.id", amount=new)
         d.do("mail.send", to=[email], subject=f"{name}: updated pricing",
-             body=f"Hello,\n\nList prices rise {rise}% on {effective_text}; the new price for your order is "
-                  f"${figure}.\n\nBest regards")
+             body=f"Hello,\n\nThe new price for your order is ${figure}, from {effective_text}, when our list prices "
+                  f"rise by {rise}%.\n\nBest regards")
     d.tags.append("long-horizon")
 
 
