@@ -82,6 +82,8 @@ class RecordsCheck(Strict):
     an empty list never passes by itself. Every matching record must satisfy ``expect``; ``changed``
     is the exact set of its fields that differ from the initial state; ``unchanged`` asks that none do;
     ``distinct`` names a field no two matching records may share (one task per deal, not two on one).
+    ``appended`` names text fields each matching record must have appended to: its initial value,
+    whitespace aside, is where it starts, and something follows (a record that is new fails it).
     """
 
     from_: str = Field(alias="from")
@@ -92,6 +94,8 @@ class RecordsCheck(Strict):
     changed: list[str] | None = None
     unchanged: bool = False
     distinct: str | None = Field(None, description="No two matching records share this field's value")
+    appended: list[str] | None = Field(None, description="Fields (text) that must keep their initial value as "
+                                                         "their start and hold more after it: an append, not a rewrite")
 
 
 class AnswerCheck(Strict):
