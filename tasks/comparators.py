@@ -23,8 +23,9 @@ Polarity: in a criterion's ``expect`` (``failures``) and in text answers, ``toke
 ``claim`` count only what the text asserts: a word or value that appears only in a negated clause
 ("Not approved", "will NOT be ready by March 20") is not there (``tasks.parse.affirmed``). Required
 words that are themselves negations ("not", "never") turn this off for that comparator, and the
-modifier ``polarity: any`` turns it off by hand. In ``where`` (``matches``: which records to look at)
-words are read as written.
+modifier ``polarity: any`` turns it off by hand; ``polarity: negated`` asks for the words in a
+negated clause instead (a reported fact that is itself negative: "has not synced since Saturday").
+In ``where`` (``matches``: which records to look at) words are read as written.
 A comparator that cannot read its actual value fails with the reason; one written wrongly in a task
 raises ``ComparatorError`` (the task is broken, so the episode is ungradable, never passed).
 """
@@ -37,7 +38,8 @@ from datetime import date, datetime, timezone
 from typing import Any, Callable
 from zoneinfo import ZoneInfo
 
-from tasks.parse import NEGATORS, affirmed, dates_in, numbers_in, parse_date, parse_datetime, parse_number, sentences, tokens
+from tasks import parse
+from tasks.parse import NEGATORS, dates_in, numbers_in, parse_date, parse_datetime, parse_number, sentences, tokens
 
 Result = tuple[bool, str]
 
@@ -57,8 +59,8 @@ def compare(actual: Any, expected: Any, tz: str = "UTC", affirm: bool = False) -
         if len(names) != 1 or names[0] not in COMPARATORS:
             raise ComparatorError(f"unknown comparator {sorted(expected)} (known: {', '.join(sorted(COMPARATORS))})")
         name = names[0]
-        if expected.get("polarity", "affirmed") not in ("affirmed", "any"):
-            raise ComparatorError("polarity: one of affirmed, any")
+        if expected.get("polarity", "affirmed") not in ("affirmed", "any", "negated"):
+            raise ComparatorError("polarity: one of affirmed, any, negated")
         return COMPARATORS[name](actual, expected[name], {**expected, "tz": tz, "affirm": affirm})
     if isinstance(expected, list):
         return _set(actual, expected, {"tz": tz})
@@ -143,11 +145,13 @@ def _asserted(actual, wanted: list[str], opts) -> str:
     text = str(actual or "")
     if not opts.get("affirm") or opts.get("polarity") == "any" or NEGATORS & set(wanted):
         return text
-    return affirmed(text)
+    return parse.denied(text) if opts.get("polarity") == "negated" else parse.affirmed(text)
 
 
 def _polar(opts) -> str:
-    return " (asserted, not negated)" if opts.get("affirm") and opts.get("polarity") != "any" else ""
+    if not opts.get("affirm") or opts.get("polarity") == "any":
+        return ""
+    return " (in a negated clause)" if opts.get("polarity") == "negated" else " (asserted, not negated)"
 
 
 def dayfirst(tz: str) -> bool:

@@ -136,6 +136,16 @@ def negated(clause: str) -> bool:
     return any(word in NEGATORS for word in tokens(spelt))
 
 
+def denied(text: str) -> str:
+    """``text`` with only its negated clauses kept (the rest blanked): what it denies."""
+    text = str(text or "")
+    kept = [" "] * len(text)
+    for a, b in _clause_spans(text):
+        if negated(text[a:b]):
+            kept[a:b] = list(text[a:b])
+    return "".join(kept)
+
+
 def affirmed(text: str) -> str:
     """``text`` with its negated clauses blanked out, the rest left where it was: what it asserts
     ("Approved, not rejected" keeps "Approved"). Questions stay: a request ("could you start on the

@@ -119,3 +119,9 @@ def test_a_negated_reply_fails_a_real_task(catalog):
     assert not reward.passed and reward.total == 0.0
     reward, _ = run(catalog, "reply-sam", oracle(catalog, "reply-sam"))
     assert reward.passed
+
+
+def test_a_negative_fact_can_be_required_as_negative():
+    want = {"description": {"tokens": ["synced", "saturday"], "polarity": "negated"}}
+    assert failures({"description": "Reported by email: no rows synced since Saturday."}, want) == []
+    assert failures({"description": "Rows synced since Saturday."}, want) != []
