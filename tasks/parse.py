@@ -115,10 +115,10 @@ def words_numbers(text: str) -> list[float]:
 
 def clauses(text: str) -> list[str]:
     """``text`` cut into clauses (see the module's docstring)."""
-    return [text[a:b] for a, b in _clause_spans(str(text or "")) if text[a:b].strip()]
+    return [text[a:b] for a, b in clause_spans(str(text or "")) if text[a:b].strip()]
 
 
-def _clause_spans(text: str) -> list[tuple[int, int]]:
+def clause_spans(text: str) -> list[tuple[int, int]]:
     spans, start = [], 0
     for cut in _CLAUSE_END.finditer(text):
         spans.append((start, cut.start()))
@@ -140,7 +140,7 @@ def denied(text: str) -> str:
     """``text`` with only its negated clauses kept (the rest blanked): what it denies."""
     text = str(text or "")
     kept = [" "] * len(text)
-    for a, b in _clause_spans(text):
+    for a, b in clause_spans(text):
         if negated(text[a:b]):
             kept[a:b] = list(text[a:b])
     return "".join(kept)
@@ -152,7 +152,7 @@ def affirmed(text: str) -> str:
     security section?") holds the words a task asks for."""
     text = str(text or "")
     kept = list(text)
-    for a, b in _clause_spans(text):
+    for a, b in clause_spans(text):
         if negated(text[a:b]):
             kept[a:b] = " " * (b - a)
     return "".join(kept)

@@ -22,6 +22,7 @@ from tasks.qa.attempt import Attempt, Outcome
 from tasks.qa.context import Context
 from tasks.qa.gates import FN_BOUND, FP_BOUND, Failure, Figures, figures, suite_gates, task_gates
 from tasks.qa.hacks import hacks
+from tasks.qa.meaning import meaning_attempts
 from tasks.qa.mutants import mutants
 from tasks.qa.stats import runs_needed
 from tasks.qa.targets import Targets, people_of
@@ -137,7 +138,7 @@ class Checker:
         right += agents.reorderings(ctx) + [a for s in range(READ_SEEDS) if (a := agents.with_reads(ctx, s))]
         wrong = agents.do_nothing(ctx) + agents.read_only(ctx) + agents.claims_done(ctx)
         wrong += [agents.random_agent(ctx, seed) for seed in range(RANDOM_SEEDS)]
-        return right + wrong + mutants(ctx) + hacks(ctx)
+        return right + wrong + mutants(ctx) + hacks(ctx) + meaning_attempts(ctx)
 
     def execute(self, task: Task, attempt: Attempt, run: TaskRun | None = None) -> Outcome:
         started = time.perf_counter()
