@@ -132,9 +132,9 @@ def gives_away(kind: str, prompt: str, subject: str, answer: str, day, people: l
         return day in dates_in(prompt, year=day.year)
     if kind == "recipients":
         return float(answer) in numbers_in(_clean(subject))
-    stem = tokens(answer.rsplit(".", 1)[0])
     words = tokens(prompt)
-    return bool(stem) and any(words[i:i + len(stem)] == stem for i in range(len(words) - len(stem) + 1))
+    return any(part and any(words[i:i + len(part)] == part for i in range(len(words) - len(part) + 1))
+               for part in (tokens(answer), tokens(answer.rsplit(".", 1)[0])))
 
 
 def _norm(name: str) -> str:
