@@ -89,3 +89,16 @@ def test_the_jail_of_an_installed_package_shows_python_and_ow_only(installed):
     assert str(installed) not in "\n".join(files)
     leaked = [line for line in seen["environ"] if any(value in line for value in SECRETS.values())]
     assert leaked == [] and seen["environ"], seen["environ"]
+
+
+def test_tasks_check_probes_the_jail_for_task_files():
+    from sandbox.jail import Jail
+    from simulator.tasks.sandbox_probe import readable_grader_files
+    from tasks.loader import SUITES_DIR
+
+    if REASON is not None:
+        pytest.fail(f"the jail cannot run here and CI needs it: {REASON}")
+    assert readable_grader_files(SUITES_DIR) == []
+    leaky = readable_grader_files(SUITES_DIR, lambda: Jail("http://127.0.0.1:9", [], ro_binds=[ROOT / "tasks", ROOT / "worlds"]))
+    assert leaky and any(f.endswith("/tasks/suites/legal/memo-ridgeway.yaml") for f in leaky)
+    assert any(f.endswith("/worlds/harbor-legal/FACTS.md") for f in leaky)

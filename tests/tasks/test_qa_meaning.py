@@ -40,3 +40,5 @@ def test_negations_and_prompt_copies_fail_and_other_forms_pass(tmp_path, world_d
     forms = [d for d in minutes["details"] if d["gate"] == "variation"]
     assert {d["run"].split(":")[0] for d in forms} >= {"answer in words", "answer X, not Y", "answer with separators"}
     assert all(d["passed"] for d in forms), forms
+    # the agent's sandbox is probed for task files too (none readable; or said plainly where no jail runs)
+    assert report["sandbox"]["readable"] == [] and any(n.startswith("sandbox:") for n in report["notes"])
