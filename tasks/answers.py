@@ -6,7 +6,8 @@ so an answer that lists every candidate, hedges ("yes and no") or pads a number 
 Readers read what the answer asserts (``tasks.parse.affirmed``): a value in a negated clause is not
 stated, so "184,000, not 150,000" states 184,000 and "Not 184,000" states nothing. Values are read
 in any form ``tasks.parse`` knows: numbers in words, money written out ("184 thousand dollars"),
-dates as m/d/y (d/m/y outside the Americas), "March 5th" (in the expected year).
+dates as m/d/y (d/m/y outside the Americas), "March 5th" (in the expected year), a two-word name as
+"Last, First".
 """
 
 from __future__ import annotations
@@ -105,8 +106,9 @@ def mentioned(text: str, candidates: list[str]) -> list[str]:
     for name in sorted({_norm(c) for c in candidates}, key=lambda c: -len(tokens(c))):
         want = tokens(name)
         n = len(want)
+        forms = [want, want[::-1]] if n == 2 else [want]   # "Ben Carter" and, as lists and directories write it, "Carter, Ben"
         for i in range(len(words) - n + 1):
-            if words[i:i + n] == want and not any(taken[i:i + n]):
+            if words[i:i + n] in forms and not any(taken[i:i + n]):
                 taken[i:i + n] = [True] * n
                 if name not in found:
                     found.append(name)

@@ -15,6 +15,7 @@ one-key mapping naming a comparator, with its modifiers beside it::
     to: {set: [a@x, b@x]}   labels: {contains: STARRED}   tags: {multiset: [a, a, b]}
     key: {regex: "Q-2026-\\d{4}"}              the whole value must match
     stage: {any_of: [Closed Won, Closed Lost]}   stage: {not: Closed Lost}   amount: {gt: 1000}
+    body: {all_of: [{tokens: [ridgeway]}, {claim: {about: ["14.2"], states: consent}}]}   every one holds
     loss_reason: {present: true}
     body: {claim: {about: [globex, renewal], date: 2026-03-27}}   one sentence names the subject and states
                                                the value (also ``money``, ``number`` or ``states``: a phrase)
@@ -232,6 +233,13 @@ def _any_of(actual, expected, opts) -> Result:
     return ok, f"{actual!r} is none of {expected!r}"
 
 
+def _all_of(actual, expected, opts) -> Result:
+    if not isinstance(expected, list) or not expected:
+        raise ComparatorError("all_of: give a non-empty list")
+    failed = [why for e in expected for ok, why in [compare(actual, e, opts["tz"], opts.get("affirm", False))] if not ok]
+    return not failed, "; ".join(failed)
+
+
 def _not(actual, expected, opts) -> Result:
     ok, _ = compare(actual, expected, opts["tz"], opts.get("affirm", False))
     return not ok, f"{actual!r} should not match {expected!r}"
@@ -252,7 +260,8 @@ def _present(actual, expected, opts) -> Result:
 COMPARATORS: dict[str, Callable[[Any, Any, dict], Result]] = {
     "eq": _exact, "text": _text, "tokens": _tokens, "phrase": _phrase, "number": _number, "money": _money,
     "date": _date, "datetime": _datetime, "email": _email, "set": _set, "multiset": _multiset,
-    "contains": _contains, "regex": _regex, "any_of": _any_of, "not": _not, "present": _present, "claim": _claim,
+    "contains": _contains, "regex": _regex, "any_of": _any_of, "all_of": _all_of, "not": _not, "present": _present,
+    "claim": _claim,
     "gt": _order(lambda a, b: a > b, ">"), "ge": _order(lambda a, b: a >= b, ">="),
     "lt": _order(lambda a, b: a < b, "<"), "le": _order(lambda a, b: a <= b, "<="),
 }

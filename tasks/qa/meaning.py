@@ -66,13 +66,23 @@ def flip(text: str) -> str:
 
 def checked_text_fields(ctx: Context) -> set[str]:
     """Record fields that a criterion's expect reads with a text comparator (polarity any excluded)."""
-    return {name for name, want in _expectations(ctx)
-            if isinstance(want, dict) and TEXT_COMPARATORS & set(want) and want.get("polarity") != "any"}
+    return {name for name, want in _expectations(ctx) if _reads(want, TEXT_COMPARATORS, polar=True)}
 
 
 def verbatim_fields(ctx: Context) -> set[str]:
     """Record fields a criterion wants as written (exact, ``text``, ``regex``): their order is the answer."""
-    return {name for name, want in _expectations(ctx) if not isinstance(want, dict) or {"text", "regex", "eq"} & set(want)}
+    return {name for name, want in _expectations(ctx) if not isinstance(want, dict) or _reads(want, {"text", "regex", "eq"})}
+
+
+def _reads(want, names: set[str], polar: bool = False) -> bool:
+    """Whether an expectation uses one of ``names``, itself or inside all_of/any_of (not under ``not``)."""
+    if not isinstance(want, dict):
+        return False
+    if polar and want.get("polarity") == "any":
+        return False
+    if names & set(want):
+        return True
+    return any(_reads(e, names, polar) for key in ("all_of", "any_of") for e in want.get(key) or [])
 
 
 def _expectations(ctx: Context) -> list[tuple[str, object]]:

@@ -125,3 +125,21 @@ def test_a_negative_fact_can_be_required_as_negative():
     want = {"description": {"tokens": ["synced", "saturday"], "polarity": "negated"}}
     assert failures({"description": "Reported by email: no rows synced since Saturday."}, want) == []
     assert failures({"description": "Rows synced since Saturday."}, want) != []
+
+
+def test_all_of_holds_every_expectation_on_one_field():
+    memo = ("Under section 14.2 of the Ridgeway MSA, the change of control needs Ridgeway's consent. "
+            "Without consent, Ridgeway may terminate on 60 days' notice.")
+    want = {"body": {"all_of": [{"tokens": ["ridgeway"]}, {"claim": {"about": ["14.2"], "states": "consent"}},
+                                {"claim": {"about": ["terminate"], "states": "60 days"}}]}}
+    assert failures({"body": memo}, want) == []
+    swapped = "Under section 14.2 Ridgeway may terminate on 60 days' notice. The change of control needs Ridgeway's consent."
+    assert failures({"body": swapped}, want) != []
+    denied = memo.replace("needs Ridgeway's consent", "does not need Ridgeway's consent")
+    assert failures({"body": denied}, want) != []
+
+
+def test_a_name_written_last_name_first_is_the_same_person():
+    people = ["Ben Carter", "Carter Bell", "Sofia Marino"]
+    assert check_answer("Carter, Ben", "entity", "Ben Carter", candidates=people)[0]
+    assert not check_answer("Carter Bell", "entity", "Ben Carter", candidates=people)[0]
