@@ -33,9 +33,10 @@ NEGATORS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neithe
                       "unable", "refuse", "refused", "declined", "decline", "rejected", "reject", "denied"})
 _CONTRACTIONS = re.compile(r"\b(can|won|ca|don|doesn|didn|isn|aren|wasn|weren|shouldn|wouldn|couldn|haven|hasn|hadn|"
                            r"mustn|needn)['’]t\b", re.IGNORECASE)
-_CLAUSE_END = re.compile(r"[.!?;:,](?=\s|$)|[\n()]|\s[-–—]\s|\b(?:but|however|although|though|whereas|yet)\b",
+_BREAK = r"\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)"   # a blank line or a list item: a line wrapped inside a sentence is not
+_CLAUSE_END = re.compile(r"[.!?;:,](?=\s|$)|[()]|\s[-–—]\s|\b(?:but|however|although|though|whereas|yet)\b|" + _BREAK,
                          re.IGNORECASE)
-_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|" + _BREAK)
 _UNITS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve thirteen "
                                      "fourteen fifteen sixteen seventeen eighteen nineteen".split())}
 _TENS = {w: 10 * i for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}

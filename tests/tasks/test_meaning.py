@@ -143,3 +143,11 @@ def test_a_name_written_last_name_first_is_the_same_person():
     people = ["Ben Carter", "Carter Bell", "Sofia Marino"]
     assert check_answer("Carter, Ben", "entity", "Ben Carter", candidates=people)[0]
     assert not check_answer("Carter Bell", "entity", "Ben Carter", candidates=people)[0]
+
+
+def test_a_line_wrapped_inside_a_sentence_stays_one_sentence():
+    body = "The OKRs will NOT\nbe ready by March 20.\n\n- Review Tyrell pipeline\n- Send the deck"
+    assert not compare(body, {"phrase": "March 20"}, affirm=True)[0]
+    memo = "Under section 14.2 the change of control needs Ridgeway's prior written\nconsent. Jonah"
+    assert compare(memo, {"claim": {"about": ["14.2"], "states": "consent"}}, affirm=True)[0]
+    assert compare(body, {"phrase": "Review Tyrell pipeline"}, affirm=True)[0]
