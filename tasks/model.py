@@ -132,7 +132,12 @@ class TrajectoryCheck(Strict):
 
 
 class JudgeCheck(Strict):
-    """An LLM judge reads ``target`` (``answer``, or a record field) against a reference; off by default."""
+    """An LLM judge reads ``target`` (``answer``, or a record field) against a reference.
+
+    Counted only where calibrated: the task's labelled set for this criterion
+    (``tasks/calibration/<task id>.yaml``) measured with ``officeworld tasks agreement TASK --judge``
+    at the bar (``tasks.calibration.BAR``). With no judge configured, or one not measured or under the
+    bar, a graded judged criterion makes the episode ungradable; a diagnostic one is skipped."""
 
     rubric: str
     reference: Any = None
