@@ -14,7 +14,9 @@ Wrong (gate ``mutant``):
 Right (gate ``variation``): the oracle's answer in other correct forms (dates as "March 5th" and
 m/d/y or d/m/y as the world's zone writes them, numbers with separators, in words and as "X, not Y",
 money written out, an entity named against a rival) and the oracle's multi-sentence texts with their
-sentences in another order (unless a criterion wants that text verbatim). They must all pass.
+sentences in another order (unless a criterion wants that text verbatim), and a new message to one
+person sent instead as a reply to that person's latest message where the task allows either (no
+criterion reads the subject or the thread). They must all pass.
 """
 
 from __future__ import annotations
@@ -144,6 +146,7 @@ def variations(ctx: Context) -> list[tuple[str, list[Call]]]:
         status = unescape(ctx.oracle[at].args).get("status")
         for name, text in answer_forms(ctx.expected[0].type, ctx.expected[0].value, ctx.expected[0].candidates, ctx.tz):
             out.append((f"answer {name}: {text!r}", _replace(ctx.oracle, at, answer_call(text, status))))
+    out += _as_replies(ctx)
     verbatim = verbatim_fields(ctx)
     for i, c in enumerate(ctx.oracle):
         args = unescape(c.args)
@@ -154,6 +157,26 @@ def variations(ctx: Context) -> list[tuple[str, list[Call]]]:
             if len(parts) >= 2:
                 swapped = ". ".join(p.rstrip(".") for p in [*parts[1:], parts[0]]) + "."
                 out.append((f"step {i} {c.op}: {arg} in another order", _with(ctx.oracle, i, **{arg: swapped})))
+    return out
+
+
+def _as_replies(ctx: Context) -> list[tuple[str, list[Call]]]:
+    """The oracle's ``mail.send`` to one person, sent as a reply to their latest message instead."""
+    read = str([c.model_dump(by_alias=True) for c in ctx.task.criteria])
+    if "subject" in read or "in_reply_to" in read or "thread" in read or "mail.reply" not in ctx.operations:
+        return []
+    out = []
+    for i, c in enumerate(ctx.oracle):
+        args = unescape(c.args)
+        if c.op != "mail.send" or len(args.get("to") or []) != 1 or args.get("cc") or args.get("attachments"):
+            continue
+        person = str(args["to"][0]).lower()
+        theirs = [m for m in ctx.targets.records("mail.message")
+                  if m.get("owner") == ctx.targets.actor and str(m.get("sender", "")).lower() == person]
+        if theirs:
+            latest = max(theirs, key=lambda m: str(m.get("date")))
+            reply = call("mail.reply", message_id=latest["id"], body=args.get("body", ""))
+            out.append((f"step {i}: a reply to {person}'s latest message instead of a new one", _replace(ctx.oracle, i, reply)))
     return out
 
 

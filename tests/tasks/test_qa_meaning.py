@@ -42,3 +42,29 @@ def test_negations_and_prompt_copies_fail_and_other_forms_pass(tmp_path, world_d
     assert all(d["passed"] for d in forms), forms
     # the agent's sandbox is probed for task files too (none readable; or said plainly where no jail runs)
     assert report["sandbox"]["readable"] == [] and any(n.startswith("sandbox:") for n in report["notes"])
+
+
+EMAIL_SAM = """
+id: mail-email-sam
+world: {world}
+prompt: Email Sam that the quote is 184,000.
+criteria:
+  - id: told
+    records:
+      from: mail.outbound
+      created: true
+      count: 1
+      expect: {{recipient: sam@globex.example, body: {{claim: {{about: [quote], money: 184000}}}}}}
+oracle:
+  - {{op: mail.send, args: {{to: [sam@globex.example], subject: Quote, body: "Hi Sam, the quote is 184,000."}}}}
+"""
+
+
+def test_a_new_message_may_be_a_reply_where_the_task_allows_either(tmp_path, world_dir):
+    root = write_suite(tmp_path / "suites", world_dir, {"email-sam": EMAIL_SAM})
+    result, report = _check(root, "--surfaces", "none")
+    task = _task(report, "mail-email-sam")
+    replies = [d for d in task["details"] if d["gate"] == "variation" and "a reply to" in d["run"]]
+    assert replies and all(d["passed"] for d in replies), replies
+    negated = [d for d in task["details"] if d.get("kind") == "negate"]
+    assert negated and not any(d["passed"] for d in negated)
