@@ -66,7 +66,7 @@ def records_check(spec: RecordsCheck, g: Grading) -> CheckResult:
     rows = [r for r in g.final.records(spec.from_, where) if matches(r, where, g.tz)]
     fields = g.initial.key(spec.from_)
     ident = lambda r: tuple(r.get(k) for k in fields)  # noqa: E731
-    compared = spec.created or spec.changed is not None or spec.unchanged
+    compared = spec.created or spec.changed is not None or spec.unchanged or bool(spec.appended)
     before = g.initial.by_identity(spec.from_) if compared else {}
     if spec.created:
         rows = [r for r in rows if ident(r) not in before]
@@ -88,9 +88,24 @@ def records_check(spec: RecordsCheck, g: Grading) -> CheckResult:
             problems.append(f"#{_name(ident(row))} " + (f"changed {changed}" if old else "is new"))
         if spec.changed is not None and (old is None or set(changed) != set(spec.changed)):
             problems.append(f"#{_name(ident(row))} changed {changed}, expected exactly {sorted(spec.changed)}")
+    for row in rows if spec.appended else []:
+        problems += [f"#{_name(ident(row))} {p}" for p in _not_appended(row, before.get(ident(row)), spec.appended or [])]
     if problems:
         return CheckResult("fail", "; ".join(problems[:5]), shown)
     return CheckResult("pass", f"{len(rows)} {spec.from_} record(s) as expected", shown)
+
+
+def _not_appended(row: dict, old: dict | None, fields: list[str]) -> list[str]:
+    if old is None:
+        return ["is new: nothing was appended to"]
+    out = []
+    for name in fields:
+        was, now = " ".join(str(old.get(name) or "").split()), " ".join(str(row.get(name) or "").split())
+        if not now.startswith(was):
+            out.append(f"{name}: its earlier text is no longer at its start (rewritten, not appended to)")
+        elif len(now) <= len(was):
+            out.append(f"{name}: nothing was appended")
+    return out
 
 
 def answer_check(spec: AnswerCheck, g: Grading) -> CheckResult:
@@ -138,7 +153,8 @@ def trajectory_check(spec: TrajectoryCheck, g: Grading) -> CheckResult:
 
 def judge_check(spec, g: Grading) -> CheckResult:
     if g.judge is None:
-        return CheckResult("na", "the judge is off (enable it with a judge endpoint)")
+        return CheckResult("na", "the judge is off (set OFFICEWORLD_JUDGE_URL and OFFICEWORLD_JUDGE_MODEL): "
+                                 "a graded judged criterion makes the episode ungradable")
     return g.judge.check(spec, g)
 
 

@@ -86,6 +86,8 @@ class RecordsCheck(Strict):
     an empty list never passes by itself. Every matching record must satisfy ``expect``; ``changed``
     is the exact set of its fields that differ from the initial state; ``unchanged`` asks that none do;
     ``distinct`` names a field no two matching records may share (one task per deal, not two on one).
+    ``appended`` names text fields each matching record must have appended to: its initial value,
+    whitespace aside, is where it starts, and something follows (a record that is new fails it).
     """
 
     from_: str = Field(alias="from")
@@ -96,6 +98,8 @@ class RecordsCheck(Strict):
     changed: list[str] | None = None
     unchanged: bool = False
     distinct: str | None = Field(None, description="No two matching records share this field's value")
+    appended: list[str] | None = Field(None, description="Fields (text) that must keep their initial value as "
+                                                         "their start and hold more after it: an append, not a rewrite")
 
 
 class AnswerCheck(Strict):
@@ -132,7 +136,12 @@ class TrajectoryCheck(Strict):
 
 
 class JudgeCheck(Strict):
-    """An LLM judge reads ``target`` (``answer``, or a record field) against a reference; off by default."""
+    """An LLM judge reads ``target`` (``answer``, or a record field) against a reference.
+
+    Counted only where calibrated: the task's labelled set for this criterion
+    (``tasks/calibration/<task id>.yaml``) measured with ``officeworld tasks agreement TASK --judge``
+    at the bar (``tasks.calibration.BAR``). With no judge configured, or one not measured or under the
+    bar, a graded judged criterion makes the episode ungradable; a diagnostic one is skipped."""
 
     rubric: str
     reference: Any = None

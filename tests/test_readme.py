@@ -104,6 +104,10 @@ NOT_RUN = {
     "sudo .ci/compose": "CI's last step (.ci/run); needs root and Podman, and minutes",
     "OFFICEWORLD_TRAJECTORY_DIR=runs/live officeworld up --resume":
         "serves until stopped; tests/hardening/test_resume.py kills a server and resumes it",
+    "export OFFICEWORLD_JUDGE_URL=https://api.example.com/v1 OFFICEWORLD_JUDGE_MODEL=your-model OFFICEWORLD_JUDGE_KEY=…":
+        "needs a real judge endpoint; tests/tasks/test_calibration.py runs the calibration against a stand-in server",
+    "officeworld tasks agreement legal-memo-ridgeway-consent --judge":
+        "needs a real judge endpoint; tests/tasks/test_calibration.py runs the command against a stand-in server",
     "officeworld bench --load --episodes 500 --seconds 10":
         "minutes of load on a shared machine; tests/simulator/test_bench_load.py runs it with 3 episodes",
 }

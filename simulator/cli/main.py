@@ -140,8 +140,6 @@ def shell(episode: str = typer.Option(..., envvar="OW_EPISODE", help="The episod
           gateway: str = typer.Option("http://127.0.0.1:8000", envvar="OFFICEWORLD_GATEWAY_URL", help="The gateway"),
           command: list[str] = typer.Argument(None, help="The command to run in the jail (after --)")) -> None:
     """Run a command in a jail that reaches only one episode (``ow`` works inside; nothing else does)."""
-    import subprocess
-
     from sandbox.jail import unavailable_reason
     from simulator.agent.shell import episode_jail
 
@@ -155,8 +153,8 @@ def shell(episode: str = typer.Option(..., envvar="OW_EPISODE", help="The episod
         print(f"shell: the jail cannot run here: {reason}", file=sys.stderr)
         raise typer.Exit(3)
     with episode_jail(gateway, episode.strip()) as jail:
-        done = subprocess.run(jail.command(command), timeout=jail.limits.wall_seconds)
-    raise typer.Exit(done.returncode)
+        code = jail.attach(command)
+    raise typer.Exit(code)
 
 
 @cli.command()

@@ -11,6 +11,7 @@ from pathlib import Path
 from simulator.store.episodes import EpisodeStore
 from simulator.store.registry import all_operations
 from simulator.tasks.catalog import task_catalog
+from simulator.tasks.sandbox_probe import readable_grader_files
 from tasks.catalog import Catalog
 from tasks.model import Task
 from tasks.qa import report
@@ -84,7 +85,13 @@ def run_check(root: Path, targets: list[str], surfaces: list[str], ow_all: bool 
     spent = {s: round(sum(o.seconds for su in results for t in su.tasks for o in t.outcomes
                           if o.attempt.surface == s), 2) for s in surfaces}
     notes.append(f"time in surface runs: {spent} s (+{setup_s:.1f} s to start them)")
-    return report.to_dict(results, time.perf_counter() - started, time.process_time() - cpu, notes), results
+    leaks = readable_grader_files(root)
+    notes.append("sandbox: the shell jail cannot run here; whether it shows the task files was not checked"
+                 if leaks is None else f"sandbox: {len(leaks)} task or grader file(s) readable in the shell jail")
+    data = report.to_dict(results, time.perf_counter() - started, time.process_time() - cpu, notes)
+    data["sandbox"] = {"checked": leaks is not None, "readable": (leaks or [])[:50]}
+    data["ok"] = data["ok"] and not leaks
+    return data, results
 
 
 def update_quarantine(root: Path, results: list) -> dict[str, str]:
