@@ -12,6 +12,7 @@ from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm.picklists import CASE_PRIORITIES, CLOSED_STAGES, OPEN_STAGES, STAGES
 from apps.crm.query import Compiled, compile_soql
+from apps.crm.query_plan import Child
 from apps.kit import Ctx, Invalid, OperationSet
 from apps.kit.wire import Wire
 
@@ -84,20 +85,26 @@ def _utc(value):
 
 @ops.read
 def query(ctx: Ctx, soql: str) -> Wire[s.QueryResult]:
-    """Query one kind of record with a small subset of SOQL.
+    """Query one kind of record with SOQL (a subset): fields through lookups, aggregates, child subqueries.
 
     SELECT field, ... | FIELDS(ALL) | COUNT() FROM Account|Contact|Lead|Opportunity|Case|Task|Event|Note
-    [WHERE field op value [AND|OR ...]] [ORDER BY field [ASC|DESC], ...] [LIMIT n] [OFFSET n].
-    Operators: = != < <= > >= LIKE IN NOT IN; values: 'text', numbers, YYYY-MM-DD, TRUE, FALSE, NULL,
-    TODAY. Field names are ours (close_date) or Salesforce's (CloseDate, StageName, Account.Name).
-    Without LIMIT, at most 200 records come back. total_size counts the records that came back (as
-    Salesforce's totalSize does; for COUNT() it is the count); matching counts every match.
+    [WHERE cond] [GROUP BY field, ... [HAVING cond]] [ORDER BY field [ASC|DESC], ...] [LIMIT n] [OFFSET n].
+    Operators: = != < <= > >= LIKE IN NOT IN; values: 'text', numbers, YYYY-MM-DD, TRUE, FALSE, NULL and date
+    literals (TODAY, YESTERDAY, THIS_WEEK, LAST_MONTH, THIS_QUARTER, LAST_N_DAYS:n, NEXT_N_DAYS:n, ...,
+    counted from today in the company's zone). Field names are ours (close_date) or Salesforce's (CloseDate,
+    StageName), also through lookups (Account.Owner.Name, Contact.Account.Industry). Aggregates: COUNT(Id),
+    COUNT_DISTINCT, SUM, AVG, MIN, MAX, named expr0, expr1, ... unless given an alias; one record per group.
+    A child subquery, e.g. SELECT Name, (SELECT LastName FROM Contacts) FROM Account, gives each record its
+    children as {total_size, records}, or null when it has none. Without LIMIT, at most 200 records come back.
+    total_size counts the records that came back (as Salesforce's totalSize does; for COUNT() it is the count);
+    matching counts every match (every group, for an aggregate query).
 
     Args:
         soql: The query, e.g. "SELECT name, amount FROM Opportunity WHERE stage = 'Proposal' ORDER BY amount DESC".
     """
-    today = ctx.now.astimezone(ZoneInfo(ctx.world.timezone)).date()
-    q = _compiled(soql, today)
+    zone = ctx.world.timezone
+    today = ctx.now.astimezone(ZoneInfo(zone)).date()
+    q = _compiled(soql, today, zone, _people(ctx.world))
     conn = ctx.sql
     # Built in the form a QueryResult dumps to: its records hold SQLite's own values, which dump as they are
     # (times and booleans converted: ``_records``).
@@ -107,7 +114,41 @@ def query(ctx: Ctx, soql: str) -> Wire[s.QueryResult]:
     rows = conn.execute(q.page_sql, q.page_params).fetchall()
     total = _matching(conn, q, len(rows))
     records = _records(q.names, q.converted)(rows)
+    for child in q.children:
+        _children(conn, child, records)
     return Wire({"object": q.object, "total_size": len(records), "matching": total, "records": records})
+
+
+def _people(world) -> tuple:
+    """The world's people as ``crm_user`` rows: made once per world (the same tuple each call keys the cache)."""
+    known = _USERS.get(id(world.people))
+    if known is None or known[0] is not world.people:
+        if len(_USERS) > 64:
+            _USERS.clear()
+        known = _USERS[id(world.people)] = (world.people, tuple((p.email, p.name, p.title, p.team, p.manager)
+                                                                for p in world.people))
+    return known[1]
+
+
+_USERS: dict[int, tuple[list, tuple]] = {}   # id of a world's list of people → (that list, its rows)
+
+
+def _children(conn, child: Child, records: list[dict]) -> None:
+    """Each record's children under ``child.name``: ``{total_size, records}``, at most the subquery's LIMIT, or
+    ``None`` when it has none (as Salesforce gives them)."""
+    ids = [r["id"] for r in records]
+    found: dict[int, list[dict]] = {}
+    q = child.query
+    read = _records(q.names, q.converted)
+    for start in range(0, len(ids), 500):
+        part = ids[start:start + 500]
+        for row in conn.execute(child.sql(len(part)), [*q.params, *part]).fetchall():
+            mine = found.setdefault(row[-1], [])
+            if len(mine) < q.limit:
+                mine.extend(read([row[:-1]]))
+    for record in records:
+        kids = found.get(record["id"])
+        record[child.name] = {"total_size": len(kids), "records": kids} if kids else None
 
 
 @lru_cache(maxsize=512)
