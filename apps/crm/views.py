@@ -22,41 +22,48 @@ SearchObject = Literal["Account", "Contact", "Lead", "Opportunity", "Case"]
 # The record's account name: the account is joined (``a``) where an object has one.
 _ACCOUNT = "coalesce(a.name, '')"
 _PERSON = "trim(t.first_name || ' ' || t.last_name)"
-# Per object: (name, detail, text searched, whether the account is joined); all SQL written here, the search
-# words are bound. ``like`` ignores ASCII case itself, as ``lower`` folds only ASCII: the text is not lowered.
+# Per object: (name, detail, text searched, whether the account is joined, which records search at all); all SQL
+# written here, the search words are bound. ``like`` ignores ASCII case itself, as ``lower`` folds only ASCII: the
+# text is not lowered. A converted lead is found no more, as in Salesforce: its contact (and account) are.
 _SEARCH = {
-    "Account": ("t.name", "coalesce(t.industry, '')", "t.name || ' ' || coalesce(t.website, '')", False),
+    "Account": ("t.name", "coalesce(t.industry, '')", "t.name || ' ' || coalesce(t.website, '')", False, "1"),
     "Contact": (_PERSON, f"coalesce(t.email, '') || ' · ' || {_ACCOUNT}",
-                f"{_PERSON} || ' ' || coalesce(t.email, '') || ' ' || {_ACCOUNT}", True),
+                f"{_PERSON} || ' ' || coalesce(t.email, '') || ' ' || {_ACCOUNT}", True, "1"),
     "Lead": (_PERSON, "t.company || ' · ' || coalesce(t.email, '')",
-             f"{_PERSON} || ' ' || coalesce(t.email, '') || ' ' || t.company", False),
-    "Opportunity": ("t.name", f"{_ACCOUNT} || ' · ' || t.stage", f"t.name || ' ' || {_ACCOUNT}", True),
-    "Case": ("t.subject", f"{_ACCOUNT} || ' · ' || t.status", f"t.subject || ' ' || {_ACCOUNT}", True),
+             f"{_PERSON} || ' ' || coalesce(t.email, '') || ' ' || t.company", False, "not t.is_converted"),
+    "Opportunity": ("t.name", f"{_ACCOUNT} || ' · ' || t.stage", f"t.name || ' ' || {_ACCOUNT}", True, "1"),
+    "Case": ("t.subject", f"{_ACCOUNT} || ' · ' || t.status", f"t.subject || ' ' || {_ACCOUNT}", True, "1"),
 }
 _JOIN = " left join crm_account a on a.id = t.account_id"
 
 
 @ops.read
-def search(ctx: Ctx, text: str, objects: list[SearchObject] = [], limit: int = 20) -> list[s.SearchHit]:
+def search(ctx: Ctx, query: str = "", objects: list[SearchObject] = [], limit: int = 20,
+           text: str | None = None) -> list[s.SearchHit]:
     """Search accounts, contacts, leads, opportunities and cases by name, email or company.
 
     Every word must appear (case-insensitive) in a record's name, email, company or account name.
+    Converted leads are left out, as in Salesforce (read one with get_lead; its contact is found).
 
     Args:
-        text: Words to look for, e.g. 'globex' or 'sam ortiz'.
+        query: Words to look for, e.g. 'globex' or 'sam ortiz'.
         objects: Only these kinds of record; all when empty.
         limit: Most hits to return per kind of record (1-100).
+        text: The words to look for, under the name this argument had before: give query or text, not both.
     """
-    words = text.split()
+    if text is not None and query:
+        raise Invalid("text: give the words as query (text is its old name), not both", field="text")
+    named = "text" if text is not None else "query"
+    words = (text if text is not None else query).split()
     if not words:
-        raise Invalid("text: give at least one word to search for", field="text")
+        raise Invalid(f"{named}: give at least one word to search for", field=named)
     if not 1 <= limit <= 100:
         raise Invalid("limit: must be between 1 and 100", field="limit")
     hits = []
     wanted: list[str] = list(objects) or list(_SEARCH)
     for obj in wanted:
-        name, detail, haystack, joined = _SEARCH[obj]
-        where = " and ".join(f"({haystack}) like ?" for _ in words)
+        name, detail, haystack, joined, only = _SEARCH[obj]
+        where = " and ".join([only, *(f"({haystack}) like ?" for _ in words)])
         sql = (f"select t.id, {name}, {detail} from {m.OBJECTS[obj].__tablename__} t{_JOIN if joined else ''} "
                f"where {where} order by {name}, t.id limit ?")
         rows = ctx.sql.execute(sql, [f"%{w.lower()}%" for w in words] + [limit]).fetchall()
