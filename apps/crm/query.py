@@ -87,19 +87,24 @@ class Parser(Conditions):
     def _items(self) -> list[tuple[str, f.QField | Child, bool]]:
         """The SELECT list as (kind, what, whether it was given an alias), kind ``field``, ``aggregate`` or ``child``."""
         words = [v.upper() for _, v in self.tokens[self.pos:self.pos + 4]]
-        if words[:4] == ["FIELDS", "(", "ALL", ")"] or words[:1] == ["*"]:
-            self.pos += 4 if words[0] == "FIELDS" else 1
-            return [("field", q, False) for q in f.FIELDS[self.out.object].values()]
         if words[:3] == ["COUNT", "(", ")"] and self.tokens[self.pos + 3][1].upper() == "FROM":
             self.out.count_only = True
             return []
-        items = [self._item()]
+        items = self._all_or_item()
         while self.peek(","):
             self.take()
-            items.append(self._item())
+            items += self._all_or_item()
         if not self.peek("FROM"):
             raise bad(f"expected , or FROM in the SELECT list but found {self.tokens[self.pos][1]!r}")
         return items
+
+    def _all_or_item(self) -> list[tuple[str, f.QField | Child, bool]]:
+        """``FIELDS(ALL)`` (or ``*``) as every field of the object, or one item."""
+        words = [v.upper() for _, v in self.tokens[self.pos:self.pos + 4]]
+        if words[:4] == ["FIELDS", "(", "ALL", ")"] or words[:1] == ["*"]:
+            self.pos += 4 if words[0] == "FIELDS" else 1
+            return [("field", q, False) for q in f.FIELDS[self.out.object].values()]
+        return [self._item()]
 
     def _item(self) -> tuple[str, f.QField | Child, bool]:
         if self.peek("("):

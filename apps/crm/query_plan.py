@@ -89,7 +89,8 @@ class Compiled:
         return self.group is not None
 
     def cte(self) -> str:
-        uses = any("crm_user" in text for text in (self.where, self.having, *self.order, *(q.sql for q in self.select)))
+        texts = (self.where, self.having, *self.order, *(self.group or ()), *(q.sql for q in self.select))
+        uses = any("crm_user" in text for text in texts)
         return f.users_cte(self.people) if uses else ""
 
     def plan(self) -> "Compiled":
