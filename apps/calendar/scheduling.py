@@ -12,7 +12,7 @@ timed one busy: the defaults Google Calendar gives a new event (``show_as``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, time
 from typing import Any, Literal
 
 from sqlmodel import col, func, select
@@ -43,6 +43,15 @@ def _normalise(ctx: Ctx, event: Event) -> None:
         recurrence.parse(event.recurrence, event.start, store.zone(ctx, event.time_zone))
 
 
+def _days(values: dict[str, Any]) -> dict[str, Any]:
+    """An all-day event's start and end given: dates, not instants; the day written is the day, whatever
+    offset came with it (midnight of it in the event's zone is stored)."""
+    for name in ("start", "end"):
+        if isinstance(values.get(name), datetime):
+            values[name] = datetime.combine(values[name].date(), time())
+    return values
+
+
 def _set_attendees(ctx: Ctx, event: Event, people: list[str], keep: Sequence[Attendee] = ()) -> list[Attendee]:
     answers = {a.email: a for a in keep}
     rows = []
@@ -71,7 +80,9 @@ def create_event(ctx: Ctx, fields: s.EventCreate, attendees: list[str] = [], cal
     attendees = [email_address(a, "attendees") for a in attendees]
     # on a person's own calendar (a delegate writing to it) the event is theirs, as in Google Calendar
     organizer = calendar.owner if calendar.primary else ctx.actor
-    event = Event(**fields.model_dump(), id=_new_id(ctx), calendar_id=calendar.id, organizer=organizer)
+    values = fields.model_dump()
+    event = Event(**(_days(values) if values["all_day"] else values), id=_new_id(ctx), calendar_id=calendar.id,
+                  organizer=organizer)
     event.time_zone = event.time_zone or calendar.time_zone
     _normalise(ctx, event)
     ctx.session.add(event)
@@ -95,6 +106,8 @@ def update_event(ctx: Ctx, event_id: str, fields: s.EventUpdate, attendees: list
     """
     event, start = store.editable(ctx, event_id)
     changes = fields.model_dump(exclude_unset=True)
+    if changes.get("all_day", event.all_day):
+        _days(changes)
     target = _target(ctx, event, start, scope, changes)
     for name, value in changes.items():
         setattr(target, name, value)

@@ -77,3 +77,21 @@ def test_a_new_all_day_event_shows_as_free_and_a_timed_one_as_busy(api, episode)
     assert (holiday["show_as"], lunch["show_as"], trip["show_as"]) == ("free", "busy", "busy")
     busy = ok(call(api, episode, "calendar", "free_busy", people=[DANA], **day))[0]["busy"]
     assert busy == [{"start": "2026-03-25T16:00:00Z", "end": "2026-03-25T17:00:00Z"}]
+
+
+def test_an_all_day_event_is_its_dates_for_everyone_whatever_the_zones(api, episode):
+    # Google Calendar: an all-day event is a date, not an instant; "2026-03-25T00:00:00Z" names March 25 even
+    # though that instant is still March 24 in New York.
+    written_in_utc = ok(call(api, episode, "calendar", "create_event", title="Filing day", all_day=True,
+                             start="2026-03-25T00:00:00Z", end="2026-03-26T00:00:00Z"))
+    assert (written_in_utc["start_date"], written_in_utc["end_date"]) == ("2026-03-25", "2026-03-26")
+    tokyo = ok(call(api, episode, "calendar", "create_event", title="Tokyo holiday", all_day=True,
+                    time_zone="Asia/Tokyo", start="2026-03-20", end="2026-03-21"))
+    assert tokyo["start_date"] == "2026-03-20" and tokyo["start"] == "2026-03-19T15:00:00Z"
+    renamed = ok(call(api, episode, "calendar", "update_event", event_id=tokyo["id"], title="Vernal Equinox Day"))
+    assert (renamed["start_date"], renamed["end_date"]) == ("2026-03-20", "2026-03-21")   # kept through edits
+    moved = ok(call(api, episode, "calendar", "move_event", event_id=tokyo["id"], start="2026-03-23"))
+    assert (moved["start_date"], moved["end_date"]) == ("2026-03-23", "2026-03-24")
+    timed = ok(call(api, episode, "calendar", "create_event", title="Call", start="2026-03-25T10:00:00",
+                    end="2026-03-25T10:30:00"))
+    assert timed["start_date"] is None and timed["end_date"] is None
