@@ -1,6 +1,8 @@
 """The task format: one YAML file per task, validated by these models (unknown keys are errors).
 
-A task names its world and acting person, the operations that set the scene (``setup``), the prompt,
+A task names its world and acting person, the operations that set the scene (``setup``), what then
+happens by itself (``events``) and the co-workers who answer (``npcs``, over the world's ``people.yaml``;
+``scenarios.people.model``), the prompt,
 the outcome expected of the agent, ``bindings`` (records found in the initial state, after setup),
 its criteria, the changes it allows beyond those the oracle makes, and the oracle: the operations
 that solve it. Any value in setup, bindings, criteria or the oracle may be a reference to a binding:
@@ -13,6 +15,8 @@ from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from scenarios.people.model import Npc
 
 Role = Literal["goal", "guard", "penalty", "diagnostic"]
 Outcome = Literal["act", "answer", "refuse", "ask"]
@@ -42,6 +46,42 @@ class Call(Strict):
 class Clock(Strict):
     start: datetime | None = Field(None, description="The virtual time the episode starts at (world zone if naive)")
     offset_seconds: float = Field(0, ge=0, description="Or: this long after the world's now")
+
+
+class Condition(Strict):
+    """A question over the state as it is: do records of kind ``from`` match ``where`` (the comparators of
+    criteria)? It holds when at least one does, or, with ``none``, when none does."""
+
+    from_: str = Field(alias="from")
+    where: dict[str, Any] = Field(default_factory=dict)
+    none: bool = False
+
+
+class Event(Strict):
+    """Something that happens in the world by itself (``tasks.events``), through the operations the agent
+    has, each call acting ``as`` someone of the world, recorded as steps of surface ``event``.
+
+    When: ``at`` a virtual time (world zone if naive), ``after_seconds`` past the end of setup, or ``when``
+    a condition first holds after a step. With a time, ``when`` is a guard checked then (a deal slips on
+    Friday unless somebody touched it): the event is dropped if it does not hold.
+    """
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
+    at: datetime | None = None
+    after_seconds: float | None = Field(None, ge=0)
+    when: Condition | None = None
+    do: list[Call] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _timed(self) -> "Event":
+        if self.at is not None and self.after_seconds is not None:
+            raise ValueError("an event happens at a time or after a delay, not both")
+        if self.at is None and self.after_seconds is None and self.when is None:
+            raise ValueError("an event needs at, after_seconds or when")
+        missing = [c.op for c in self.do if c.actor is None]
+        if missing:
+            raise ValueError(f"event {self.name}: every call needs 'as' (who acts): {missing}")
+        return self
 
 
 class Binding(Strict):
@@ -182,6 +222,8 @@ class Task(Strict):
     actor: str | None = Field(None, alias="as", description="Email of the acting person; the world's default if absent")
     clock: Clock | None = None
     setup: list[Call] = Field(default_factory=list)
+    events: list[Event] = Field(default_factory=list, description="What happens by itself (tasks.events)")
+    npcs: list[Npc] = Field(default_factory=list, description="Co-workers added to, or replacing, the world's")
     prompt: str = Field(min_length=1)
     outcome: Outcome = "act"
     bindings: dict[str, Binding] = Field(default_factory=dict)
@@ -204,6 +246,9 @@ class Task(Strict):
             raise ValueError("a task needs at least one goal criterion")
         if not self.oracle:
             raise ValueError("a task needs an oracle: the operations that solve it")
+        names = [e.name for e in self.events]
+        if len(set(names)) != len(names):
+            raise ValueError("event names must be unique")
         for call in self.oracle + [c for alt in self.alternatives for c in alt]:
             if call.actor is not None:
                 raise ValueError(f"oracle step {call.op}: only setup steps may act as someone else")

@@ -1,9 +1,10 @@
 """A task in an episode: set the scene, bind, let the agent work, grade.
 
-``begin`` runs the setup as recorded ``setup`` steps, reads the initial state and resolves the
-bindings; ``grade`` reads the final state and checks every criterion. The initial state and the
-allowance (what the oracles change) are the same for every episode of a task on the same world, so
-they are computed once per process and reused: grading costs a diff and the checks, nothing more.
+``begin`` runs the setup as recorded ``setup`` steps, gives the episode the task's events and
+co-workers (``tasks.events``), reads the initial state and resolves the bindings; ``grade`` reads the
+final state and checks every criterion. The initial state and the allowance (what the oracles change)
+are the same for every episode of a task on the same world, so they are computed once per process and
+reused: grading costs a diff and the checks, nothing more.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from apps.kit.trajectory import Step, Surface
 from tasks.checks import CheckResult, Grading, run_check
 from tasks.comparators import ComparatorError, matches
 from tasks.diff import Allowance, diff
+from tasks.events import EventsError, install
 from tasks.model import Call, Task
 from tasks.records import State, UnknownKind
 from tasks.refs import UnboundReference, resolve
@@ -105,6 +107,10 @@ class Tasks:
         failed = [s for s in setup if s.error]
         if failed:
             raise TaskError(f"{task.id}: setup step {failed[0].app}.{failed[0].operation} failed: {failed[0].error}")
+        try:
+            install(episode, task)   # after setup: what the scene holds sets nothing off
+        except EventsError as exc:
+            raise TaskError(str(exc)) from None
         key = (task.id, task.version, id(episode.world), episode.actor)
         with self._lock:
             prepared = self._prepared.get(key)

@@ -11,7 +11,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol
 
-from apps.kit.clock import VirtualClock
+from apps.kit.clock import EventQueue, VirtualClock
 from apps.kit.database import AppDatabase
 from apps.kit.errors import LostEpisode
 from apps.kit.host import AppHost, LocalHost, Outcome
@@ -19,6 +19,7 @@ from apps.kit.operation import Operation, OperationSet
 from apps.kit.trajectory import Step
 
 if TYPE_CHECKING:
+    from apps.kit.reactor import Reactor
     from worlds.model import WorldInfo
 
 
@@ -41,7 +42,9 @@ class Episode:
     Each app's state lives in that app's ``AppHost`` (in this process or in an app service). It is
     opened from the world's pristine copy on first use, so creating an episode costs nothing per
     app it never touches. ``world_ref`` is how hosts find the world (a shipped name or a folder
-    path). ``lock`` serialises calls into the episode.
+    path). ``lock`` serialises calls into the episode. ``events`` is what is due to happen and
+    ``reactor`` what makes it happen (``apps.kit.reactor``; none by default: nothing happens unless
+    someone acts).
     """
 
     def __init__(self, id: str, world: EpisodeWorld, actor: str, hosts: dict[str, AppHost], clock: VirtualClock,
@@ -58,6 +61,9 @@ class Episode:
         self.lock = threading.RLock()
         self._opened: set[str] = set()
         self.operations = operations or {}
+        self.events = EventQueue()
+        self.reactor: Reactor | None = None
+        self.settling = False   # the reactor is firing: the steps it makes do not settle again
         # The last snapshot restored (its images, and the trajectory's length then): where a rebuild starts.
         self._restored: tuple[dict[str, bytes], int] | None = None
 
@@ -138,6 +144,7 @@ class Episode:
             child.trajectory = list(self.trajectory)
             child.browser_actions = list(self.browser_actions)
             child._restored = self._restored
+            child.events, child.reactor = self.events.copy(), self.reactor
             for app in sorted(self._opened):
                 self.hosts[app].open(new_id, self.world_ref, fork_from=self.id)
                 child._opened.add(app)
@@ -170,14 +177,17 @@ class Episode:
             with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
                 meta = {"world": self.world.name, "actor": self.actor, "now": self.clock.now().isoformat()}
                 zf.writestr("episode.json", json.dumps(meta))
+                zf.writestr("events.json", json.dumps(self.events.dump()))
                 for app in self.apps:
                     zf.writestr(f"{app}.sqlite", self.image(app))
             return buffer.getvalue()
 
     def restore(self, snapshot: bytes) -> None:
-        """Return the apps and the clock to a snapshot of this world; the trajectory is kept."""
+        """Return the apps, the clock and the event queue to a snapshot of this world; the trajectory is kept."""
         with zipfile.ZipFile(io.BytesIO(snapshot)) as zf:
             meta = json.loads(zf.read("episode.json"))
+            names = set(zf.namelist())
+            events = EventQueue.load(json.loads(zf.read("events.json"))) if "events.json" in names else EventQueue()
             if meta["world"] != self.world.name:
                 raise ValueError(f"snapshot is of world {meta['world']!r}, not {self.world.name!r}")
             images = {app: zf.read(f"{app}.sqlite") for app in self.apps}
@@ -188,6 +198,8 @@ class Episode:
             self._restored = (images, len(self.trajectory))
             self.clock = VirtualClock(datetime.fromisoformat(meta["now"]), self.clock.tick_size)
             self.actor = meta["actor"]
+            events.observed = len(self.trajectory)   # the steps before the restore are not the snapshot's to react to
+            self.events = events
 
     def close(self) -> None:
         with self.lock:

@@ -22,6 +22,7 @@ from apps.kit.episode import Episode
 from apps.kit.errors import OpError
 from apps.kit.invoker import invoke_async
 from apps.kit.operation import Operation
+from apps.kit.reactor import settle
 from apps.kit.rest import error_body
 from apps.kit.trajectory import Step, Trajectory
 from simulator.gateway.auth import require_bearer
@@ -361,6 +362,7 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
             with episode.lock:
                 episode.clock.advance(timedelta(seconds=body.seconds))
                 store.clock_moved(episode)
+                settle(episode)   # what fell due on the way happens now (apps.kit.reactor)
             return info(request, episode)
         return await quickly(store.quick(), advance)
 

@@ -1,0 +1,144 @@
+"""What happens in a task's world by itself: its ``events`` and its co-workers (``scenarios.people``).
+
+``install`` gives an episode a ``WorldReactor`` (``apps.kit.reactor``) after the task's setup: timed
+events go on the episode's queue, conditional ones wait for their condition. The invoker then settles
+after every step; this reactor turns each new step into what it sets off (an NPC's reply, a condition
+now true) and fires what falls due: each call runs through the invoker as the event's or NPC's person,
+stamped at the time it was due, recorded as an ``event`` or ``npc`` step with its cause. An event's call
+that fails is recorded with its error and the rest of the event goes on.
+
+A world's own co-workers live in ``worlds/<w>/people.yaml`` (``scenarios.people.model.People``); a task
+adds to them or replaces one whole (``Task.npcs``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from apps.kit.episode import Episode
+from apps.kit.invoker import invoke
+from apps.kit.trajectory import Step, Surface
+from scenarios.people.model import People
+from scenarios.people.rules import Cast
+from tasks.comparators import matches
+from tasks.model import Condition, Event, Task
+from tasks.records import State
+
+
+class EventsError(Exception):
+    """A world's people.yaml or a task's events cannot be used as written."""
+
+
+def world_people(root: Path) -> People:
+    """The world's ``people.yaml`` (no NPCs when there is none)."""
+    path = root / "people.yaml"
+    if not path.is_file():
+        return People()
+    try:
+        return People.model_validate(yaml.safe_load(path.read_text()) or {})
+    except (yaml.YAMLError, ValueError) as exc:
+        raise EventsError(f"{path}: {exc}") from None
+
+
+def install(episode: Episode, task: Task) -> None:
+    """Give ``episode`` the task's events and co-workers, if it has any; the steps so far (setup) set nothing off."""
+    people = world_people(episode.world.root)
+    npcs = {n.email.lower(): n for n in people.npcs}
+    npcs.update({n.email.lower(): n for n in task.npcs})
+    if not npcs and not task.events:
+        return
+    known = {p.email.lower(): p.name for p in episode.world.info.people}
+    strangers = sorted(set(npcs) - set(known))
+    if strangers:
+        raise EventsError(f"{task.id}: NPCs must be people of the world: {strangers}")
+    for event in task.events:
+        for call in event.do:
+            if episode.operation(call.app, call.name) is None:
+                raise EventsError(f"{task.id}: event {event.name}: no operation {call.op}")
+    reactor = WorldReactor(task.events, Cast(People(seed=people.seed, npcs=list(npcs.values())), known))
+    queue = episode.events
+    start = episode.clock.now()
+    for event in task.events:
+        if event.at is not None or event.after_seconds is not None:
+            at = episode.world.info.utc(event.at) if event.at is not None else start + timedelta(seconds=event.after_seconds or 0)
+            queue.push(at, {"kind": "event", "name": event.name})
+        else:
+            queue.waiting.append({"kind": "event", "name": event.name})
+    queue.observed = len(episode.trajectory)
+    episode.reactor = reactor
+
+
+class WorldReactor:
+    """Events and NPCs of one task (shared by the episode's forks: all it holds is configuration)."""
+
+    def __init__(self, events: list[Event], cast: Cast):
+        self.events = {e.name: e for e in events}
+        self.cast = cast
+
+    def observe(self, episode: Episode, step: Step) -> None:
+        for at, item in self.cast.observe(step):
+            episode.events.push(at, item)
+        if step.state_changed and episode.events.waiting:
+            self._conditions(episode, step)
+
+    def _conditions(self, episode: Episode, step: Step) -> None:
+        queue = episode.events
+        for item in list(queue.waiting):
+            event = self.events.get(item["name"])
+            if event is not None and event.when is not None and _holds(episode, event.when):
+                queue.waiting.remove(item)
+                queue.push(step.virtual_time, item)
+
+    def fire(self, episode: Episode, at: datetime, item: dict) -> None:
+        if item["kind"] == "event":
+            self._event(episode, at, item["name"])
+        else:
+            self.cast.fire(item, _Acts(episode, at, item["cause"]))
+
+    def _event(self, episode: Episode, at: datetime, name: str) -> None:
+        event = self.events.get(name)
+        if event is None:
+            return
+        timed = event.at is not None or event.after_seconds is not None
+        if timed and event.when is not None and not _holds(episode, event.when):
+            return   # the guard does not hold: the event does not happen (nothing to record)
+        acts = _Acts(episode, at, f"event {name}", surface="event")
+        for call in event.do:
+            acts.act(call.op, call.args, call.actor or episode.actor)
+
+
+class _Acts:
+    """Runs a reactor's calls in ``episode`` stamped ``at`` with ``cause`` (``scenarios.people.rules.Acts``)."""
+
+    def __init__(self, episode: Episode, at: datetime, cause: str, surface: Surface = "npc"):
+        self.episode, self.at, self.cause, self.surface = episode, at, cause, surface
+
+    def act(self, op: str, args: dict[str, Any], actor: str) -> Step:
+        app, name = op.split(".", 1)
+        operation = self.episode.operation(app, name)
+        if operation is None:
+            return self.fail(op, args, actor, f"this episode has no operation {op}")
+        return invoke(self.episode, operation, args, self.surface, actor=actor, at=self.at, cause=self.cause)
+
+    def fail(self, op: str, args: dict[str, Any], actor: str, message: str) -> Step:
+        app, name = op.split(".", 1)
+        step = Step(index=len(self.episode.trajectory), surface=self.surface, app=app, operation=name, actor=actor,
+                    arguments=args, error={"type": "conflict", "message": message}, mutates=True,
+                    state_changed=False, virtual_time=self.at, wall_time=datetime.now(timezone.utc),
+                    duration_ms=0.0, cause=self.cause)
+        self.episode.trajectory.append(step)
+        if self.episode.recorder is not None:
+            self.episode.recorder(step)
+        return step
+
+
+def _holds(episode: Episode, condition: Condition) -> bool:
+    app = condition.from_.split(".", 1)[0]
+    state = State({app: episode.read_db(app).conn})
+    tz = episode.world.info.timezone
+    found = any(matches(r, condition.where, tz) for r in state.records(condition.from_, condition.where))
+    return not found if condition.none else found
