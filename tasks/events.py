@@ -7,18 +7,27 @@ now true) and fires what falls due: each call runs through the invoker as the ev
 stamped at the time it was due, recorded as an ``event`` or ``npc`` step with its cause. An event's call
 that fails is recorded with its error and the rest of the event goes on.
 
-A world's own co-workers live in ``worlds/<w>/people.yaml`` (``scenarios.people.model.People``); a task
-adds to them or replaces one whole (``Task.npcs``).
+A world's own co-workers live in ``worlds/<w>/people.yaml`` (``scenarios.people.model.People``) and its
+own events in ``worlds/<w>/events.yaml`` (``events:``, the list a task file holds); they apply to every
+episode of the world, a task's or not (``EpisodeStore`` installs them). A task adds to them and replaces
+an NPC of the same email, or an event of the same name, whole (``Task.npcs``, ``Task.events``). Timed
+events count from the episode's start (after a task's setup).
+
+Conditions are read from the episode's local databases: a world whose apps run as separate services
+cannot have conditional events yet.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import Field
 
+from apps.kit.clock import EventQueue
 from apps.kit.episode import Episode
 from apps.kit.invoker import invoke
 from apps.kit.trajectory import Step, Surface
@@ -27,42 +36,67 @@ from scenarios.people.rules import Cast
 from tasks.comparators import matches
 from tasks.model import Condition, Event, Task
 from tasks.records import State
+from worlds.model import Strict
 
 
 class EventsError(Exception):
     """A world's people.yaml or a task's events cannot be used as written."""
 
 
-def world_people(root: Path) -> People:
-    """The world's ``people.yaml`` (no NPCs when there is none)."""
-    path = root / "people.yaml"
-    if not path.is_file():
-        return People()
+class _WorldEvents(Strict):
+    events: list[Event] = Field(default_factory=list)
+
+
+def world_files(root: Path) -> tuple[People, list[Event]]:
+    """The world's ``people.yaml`` and ``events.yaml`` (none when absent), read again only when they change."""
+    stamps = tuple(_stamp(root / name) for name in ("people.yaml", "events.yaml"))
+    return _read_world_files(str(root), stamps)
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
     try:
-        return People.model_validate(yaml.safe_load(path.read_text()) or {})
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+@lru_cache(maxsize=64)
+def _read_world_files(root: str, stamps: tuple) -> tuple[People, list[Event]]:
+    people = _read(Path(root) / "people.yaml", People) if stamps[0] else People()
+    events = _read(Path(root) / "events.yaml", _WorldEvents) if stamps[1] else _WorldEvents()
+    return people, events.events
+
+
+def _read(path: Path, model):
+    try:
+        return model.model_validate(yaml.safe_load(path.read_text()) or {})
     except (yaml.YAMLError, ValueError) as exc:
         raise EventsError(f"{path}: {exc}") from None
 
 
-def install(episode: Episode, task: Task) -> None:
-    """Give ``episode`` the task's events and co-workers, if it has any; the steps so far (setup) set nothing off."""
-    people = world_people(episode.world.root)
-    npcs = {n.email.lower(): n for n in people.npcs}
-    npcs.update({n.email.lower(): n for n in task.npcs})
-    if not npcs and not task.events:
+def install(episode: Episode, task: Task | None = None) -> None:
+    """Give ``episode`` its world's and task's events and co-workers, if there are any; the steps so far
+    (a task's setup) set nothing off."""
+    episode.events, episode.reactor = EventQueue(), None   # a task's episode starts over from its world's
+    people, world_events = world_files(episode.world.root)
+    npcs = {n.email.lower(): n for n in [*people.npcs, *(task.npcs if task else [])]}
+    events = list({e.name: e for e in [*world_events, *(task.events if task else [])]}.values())
+    if not npcs and not events:
         return
+    owner = task.id if task else episode.world.name
     known = {p.email.lower(): p.name for p in episode.world.info.people}
     strangers = sorted(set(npcs) - set(known))
     if strangers:
-        raise EventsError(f"{task.id}: NPCs must be people of the world: {strangers}")
-    for event in task.events:
+        raise EventsError(f"{owner}: NPCs must be people of the world: {strangers}")
+    for event in events:
         for call in event.do:
             if episode.operation(call.app, call.name) is None:
-                raise EventsError(f"{task.id}: event {event.name}: no operation {call.op}")
-    reactor = WorldReactor(task.events, Cast(People(seed=people.seed, npcs=list(npcs.values())), known))
+                raise EventsError(f"{owner}: event {event.name}: no operation {call.op}")
+    reactor = WorldReactor(events, Cast(People(seed=people.seed, npcs=list(npcs.values())), known))
     queue = episode.events
     start = episode.clock.now()
-    for event in task.events:
+    for event in events:
         if event.at is not None or event.after_seconds is not None:
             at = episode.world.info.utc(event.at) if event.at is not None else start + timedelta(seconds=event.after_seconds or 0)
             queue.push(at, {"kind": "event", "name": event.name})

@@ -4,7 +4,8 @@ Everything an NPC does goes through the apps' own operations as the NPC (``Acts`
 replayed and graded like any step. Their replies come after a delay drawn from a stream seeded by the
 world's seed, the NPC, the rule and the message (never by the order of steps, which a replay that
 skips reads would change), so no two answer at once by chance and a replay draws the same delays.
-An NPC answers only mail that no NPC sent (two co-workers would otherwise thank each other forever),
+An NPC answers only mail that no NPC sent (two co-workers would otherwise thank each other forever)
+and that a person wrote (not an invitation an app mailed for them: invitations have their own rule),
 and a step that could not be done is recorded as a failed step, never dropped.
 """
 
@@ -52,6 +53,8 @@ class Cast:
     def observe(self, step: Any) -> list[tuple[datetime, dict]]:
         """The reactions ``step`` schedules: (when, item)."""
         if step.error is not None or step.surface == "npc" or not isinstance(step.result, dict):
+            return []
+        if step.requested_by is not None:   # mail an app sent for someone (an invitation, its answer)
             return []
         if step.app == "mail" and step.operation in SENDING:
             return self._mail(step)

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from people_tasks import DANA, MEI, SAM, approval_task, po_task
+from people_factories import DANA, MEI, SAM, approval_task, po_task
 from task_factories import write_task
 
 from apps.kit.errors import Invalid
