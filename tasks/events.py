@@ -19,6 +19,7 @@ cannot have conditional events yet.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
@@ -34,7 +35,7 @@ from apps.kit.trajectory import Step, Surface
 from scenarios.people.model import People
 from scenarios.people.rules import Cast
 from tasks.comparators import matches
-from tasks.model import Condition, Event, Task
+from tasks.model import Condition, Event, Task, User
 from tasks.records import State
 from worlds.model import Strict
 
@@ -82,7 +83,8 @@ def install(episode: Episode, task: Task | None = None) -> None:
     people, world_events = world_files(episode.world.root)
     npcs = {n.email.lower(): n for n in [*people.npcs, *(task.npcs if task else [])]}
     events = list({e.name: e for e in [*world_events, *(task.events if task else [])]}.values())
-    if not npcs and not events:
+    user = task.user if task else None
+    if not npcs and not events and user is None:
         return
     owner = task.id if task else episode.world.name
     known = {p.email.lower(): p.name for p in episode.world.info.people}
@@ -93,7 +95,7 @@ def install(episode: Episode, task: Task | None = None) -> None:
         for call in event.do:
             if episode.operation(call.app, call.name) is None:
                 raise EventsError(f"{owner}: event {event.name}: no operation {call.op}")
-    reactor = WorldReactor(events, Cast(People(seed=people.seed, npcs=list(npcs.values())), known))
+    reactor = WorldReactor(events, Cast(People(seed=people.seed, npcs=list(npcs.values())), known), user)
     queue = episode.events
     start = episode.clock.now()
     for event in events:
@@ -109,9 +111,21 @@ def install(episode: Episode, task: Task | None = None) -> None:
 class WorldReactor:
     """Events and NPCs of one task (shared by the episode's forks: all it holds is configuration)."""
 
-    def __init__(self, events: list[Event], cast: Cast):
+    def __init__(self, events: list[Event], cast: Cast, user: User | None = None):
         self.events = {e.name: e for e in events}
         self.cast = cast
+        self.user = user
+
+    def answer(self, episode: Episode, question: str) -> str | None:
+        """The task's user's answer by rule (``tasks.model.User``); ``None`` without a user."""
+        user = self.user
+        if user is None:
+            return None
+        asked = sum(1 for s in episode.trajectory if s.app == "task" and s.operation == "ask_user" and s.error is None)
+        if asked >= user.max_questions:
+            return user.enough
+        fact = next((f for f in user.facts if re.search(f.about, question, re.IGNORECASE)), None)
+        return fact.answer if fact is not None else user.otherwise
 
     def observe(self, episode: Episode, step: Step) -> None:
         for at, item in self.cast.observe(step):

@@ -2,7 +2,7 @@
 
 A task names its world and acting person, the operations that set the scene (``setup``), what then
 happens by itself (``events``) and the co-workers who answer (``npcs``, over the world's ``people.yaml``;
-``scenarios.people.model``), the prompt,
+``scenarios.people.model``), what the user knows and tells when asked (``user``), the prompt,
 the outcome expected of the agent, ``bindings`` (records found in the initial state, after setup),
 its criteria, the changes it allows beyond those the oracle makes, and the oracle: the operations
 that solve it. Any value in setup, bindings, criteria or the oracle may be a reference to a binding:
@@ -11,6 +11,7 @@ that solve it. Any value in setup, bindings, criteria or the oracle may be a ref
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, Literal
 
@@ -81,6 +82,37 @@ class Event(Strict):
         missing = [c.op for c in self.do if c.actor is None]
         if missing:
             raise ValueError(f"event {self.name}: every call needs 'as' (who acts): {missing}")
+        return self
+
+
+class Fact(Strict):
+    """One thing the user knows and tells when asked about it: ``about`` is a case-insensitive regular
+    expression over the question."""
+
+    about: str = Field(min_length=1)
+    answer: str = Field(min_length=1)
+
+
+class User(Strict):
+    """The person the agent works for, who knows what the prompt leaves out (tau-bench's user, by rule).
+
+    ``task.ask_user`` answers with the first fact whose ``about`` matches the question, otherwise with
+    ``otherwise``; past ``max_questions`` questions, with ``enough``. Answers depend only on the question
+    and how many came before, so a replay asks and is answered the same.
+    """
+
+    facts: list[Fact] = Field(min_length=1)
+    otherwise: str = "I don't know more than what I told you."
+    max_questions: int = Field(5, ge=1)
+    enough: str = "Please go ahead with what you have."
+
+    @model_validator(mode="after")
+    def _patterns(self) -> "User":
+        for fact in self.facts:
+            try:
+                re.compile(fact.about)
+            except re.error as exc:
+                raise ValueError(f"fact about {fact.about!r}: {exc}") from None
         return self
 
 
@@ -224,6 +256,7 @@ class Task(Strict):
     setup: list[Call] = Field(default_factory=list)
     events: list[Event] = Field(default_factory=list, description="What happens by itself (tasks.events)")
     npcs: list[Npc] = Field(default_factory=list, description="Co-workers added to, or replacing, the world's")
+    user: User | None = Field(None, description="Who answers task.ask_user; without one, nobody does")
     prompt: str = Field(min_length=1)
     outcome: Outcome = "act"
     bindings: dict[str, Binding] = Field(default_factory=dict)

@@ -59,3 +59,22 @@ def po_task(world: Path) -> dict:
         "oracle": [{"op": "task.wait", "args": {"for_event": True, "seconds": 7000}},
                    {"op": "mail.send", "args": {"to": [MEI], "subject": "PO", "body": "Sam's PO number: 4471."}}],
     }
+
+
+def ask_task(world: Path) -> dict:
+    """The prompt leaves out the discount; the user knows it and tells when asked."""
+    return {
+        "id": "ask-discount", "world": str(world), "as": RAVI,
+        "user": {"facts": [{"about": r"discount|percent|%", "answer": "We agreed 15% with Sam."},
+                           {"about": r"deadline|when", "answer": "By Friday."}]},
+        "prompt": "Tell Sam the discount we agreed for the Globex renewal.",
+        "criteria": [
+            {"id": "told_sam", "records": {"from": "mail.outbound", "created": True, "count": 1,
+                                           "where": {"recipient": {"email": SAM}},
+                                           "expect": {"body": {"phrase": "15%"}}}},
+            {"id": "asked_first", "role": "guard", "trajectory": {
+                "read_before_write": {"read": "task.ask_user", "write": "mail.send"}}}],
+        "oracle": [{"op": "task.ask_user", "args": {"question": "What discount did we agree for Globex?"}},
+                   {"op": "mail.send", "args": {"to": [SAM], "subject": "Globex renewal",
+                                                "body": "Sam, the agreed discount is 15%."}}],
+    }

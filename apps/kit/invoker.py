@@ -14,7 +14,7 @@ from apps.kit.host import LocalHost, Outcome
 from apps.kit.limits import recordable
 from apps.kit.operation import Operation
 from apps.kit.peers import MAX_DEPTH
-from apps.kit.reactor import Waited, settle, wait_target
+from apps.kit.reactor import COMPLETED, Waited, complete, settle
 from apps.kit.trajectory import Step, Surface
 
 
@@ -57,8 +57,8 @@ def _run(episode: Episode, op: Operation, arguments, surface: Surface, requested
         outcome, failure = Outcome(error={"type": "internal", "message": f"{type(exc).__name__}: {exc}"}), exc
     if recorded is None:   # arguments pydantic took, or refused: made JSON-safe to be recorded
         recorded = recordable(arguments, op.text_limit) if isinstance(arguments, dict) else {}
-    if op.result_type is Waited and outcome.error is None:
-        outcome.result = wait_target(episode, outcome.result)
+    if op.result_type in COMPLETED:   # a wait, a question to the user: the episode has the answer
+        complete(episode, op.result_type, outcome)
     error = outcome.error
     # Every field is built here from checked values: constructing skips re-validating them.
     step = Step.complete({

@@ -10,8 +10,11 @@ item's own virtual time and without moving the clock: so the state before each a
 exactly the events due by then, whichever steps (reads or writes) came before, and a replay that re-runs
 only writes derives the same steps again.
 
-An operation whose result type is ``Waited`` (``task.wait``) moves the clock: the invoker asks
-``wait_target`` where to, records the step with that time, and settles up to it after the step.
+Two operations are completed by the episode rather than by their app (``complete``), as the answer
+lies outside any app's state: one whose result type is ``Waited`` (``task.wait``) moves the clock (the
+invoker asks ``wait_target`` where to, records the step with that time, and settles up to it after the
+step); one whose result type is ``Asked`` (``task.ask_user``) gets its answer from the reactor's user
+(``Reactor.answer``), or a recorded error where the episode has nobody to ask.
 """
 
 from __future__ import annotations
@@ -42,12 +45,42 @@ class Waited(Strict):
     events_due: int = Field(0, description="How many scheduled things are due by then")
 
 
+class Asked(Strict):
+    """The user's answer to a question (the result of ``task.ask_user``)."""
+
+    question: str
+    answer: str | None = Field(None, description="What the user answered")
+
+
 class Reactor(Protocol):
     def observe(self, episode: Episode, step: Step) -> None:
         """Schedule (``episode.events.push``) what ``step`` sets off."""
 
     def fire(self, episode: Episode, at: datetime, item: dict) -> None:
         """Do one due item: its operations through the invoker, stamped ``at``, recorded with actor and cause."""
+
+    def answer(self, episode: Episode, question: str) -> str | None:
+        """The user's answer to ``question``; ``None`` when the episode has no user to ask."""
+
+
+COMPLETED = frozenset({Waited, Asked})   # result types the invoker completes (``complete``)
+
+
+def complete(episode: Episode, result_type: type, outcome) -> None:
+    """Fill in what the episode knows of a successful ``Waited`` or ``Asked`` outcome (an ``apps.kit.host.Outcome``)."""
+    if outcome.error is not None:
+        return
+    if result_type is Waited:
+        outcome.result = wait_target(episode, outcome.result)
+        return
+    reactor = episode.reactor
+    answer = reactor.answer(episode, outcome.result["question"]) if reactor is not None else None
+    if answer is None:
+        outcome.error = {"type": "not_found", "field": "question", "message": "nobody answers questions in this "
+                         "episode: go on with what you have, or submit_answer with status needs_input"}
+        outcome.result = None
+    else:
+        outcome.result = {**outcome.result, "answer": answer}
 
 
 def settle(episode: Episode) -> int:

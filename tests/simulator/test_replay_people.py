@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 from factories import make_world
-from people_factories import approval_task, po_task
+from people_factories import approval_task, ask_task, po_task
 from task_factories import write_task
 
 from apps.kit.invoker import invoke
@@ -25,6 +26,7 @@ def suites(tmp_path: Path) -> Path:
     root = tmp_path / "suites"
     write_task(root, "people", approval_task(world))
     write_task(root, "people", po_task(world))
+    write_task(root, "people", ask_task(world))
     return root
 
 
@@ -42,11 +44,11 @@ def _record(tmp_path: Path, suites: Path, task_id: str, finish: bool = True) -> 
     return folder / f"{episode.id}.jsonl"
 
 
-@pytest.mark.parametrize("task_id", ["approval-12", "po-arrives"])
+@pytest.mark.parametrize("task_id", ["approval-12", "po-arrives", "ask-discount"])
 def test_the_recording_replays_with_its_reactions_and_regrades_the_same(tmp_path, suites, task_id):
     path = _record(tmp_path, suites, task_id)
     file = read(path)
-    assert any(s.surface in ("npc", "event") for s in file.steps)
+    assert any(s.surface in ("npc", "event") or s.operation == "ask_user" for s in file.steps)
     store = EpisodeStore(trajectory_dir=None, idle_timeout=None, cache_dir=tmp_path / "cache")
     catalog = task_catalog(store, suites)
     done = replay(file, store, catalog)
@@ -81,3 +83,14 @@ def test_an_unfinished_episode_resumes_with_its_queue(tmp_path, suites):
     invoke(episode, send, {"to": ["dana@small.test"], "subject": "again", "body": "And 14%?"}, "python")
     invoke(episode, wait, {"for_event": True}, "python")
     assert episode.trajectory[-1].surface == "npc" and "14%" in episode.trajectory[-1].arguments["body"]
+
+
+def test_a_user_who_now_answers_otherwise_is_the_first_divergence(tmp_path, suites):
+    path = _record(tmp_path, suites, "ask-discount")
+    task = yaml.safe_load((suites / "people" / "ask-discount.yaml").read_text())
+    task["user"]["facts"][0]["answer"] = "We agreed 12%."
+    (suites / "people" / "ask-discount.yaml").write_text(yaml.safe_dump(task))
+    store = EpisodeStore(trajectory_dir=None, idle_timeout=None, cache_dir=tmp_path / "cache")
+    done = replay(read(path), store, task_catalog(store, suites))
+    asked = next(s for s in read(path).steps if s.operation == "ask_user")
+    assert done.divergences[0].step == asked.index and done.divergences[0].reason == "the result differs"
