@@ -180,6 +180,15 @@ class AnswerCheck(Strict):
     tokens: list[str] | None = Field(None, description="text: whole tokens the answer must contain")
 
 
+class After(Strict):
+    """Someone else's step (a co-worker's answer, a customer's mail: an ``event`` or ``npc`` step) that must
+    come first: a successful call of ``op`` by ``actor`` whose arguments match ``args`` (comparators)."""
+
+    actor: str
+    op: str = Field(pattern=r"^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$")
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
 class TrajectoryCheck(Strict):
     """What the agent did, from its steps (setup steps never count).
 
@@ -187,7 +196,8 @@ class TrajectoryCheck(Strict):
     (an attempt refused by the app counts too); ``max_steps``/``max_writes`` bounds;
     ``read_before_write``: the first successful call of ``read`` comes before that of ``write``;
     ``grounded``: every number in the final answer appears in what the agent's reads returned (it
-    cites the facts it read, not invented ones).
+    cites the facts it read, not invented ones); ``after``: the first successful call of ``called``
+    comes after someone else's step (it waited for the approval, the mail, before acting).
     """
 
     called: str | None = None
@@ -197,6 +207,13 @@ class TrajectoryCheck(Strict):
     max_writes: int | None = Field(None, ge=0)
     read_before_write: dict[str, str] | None = None
     grounded: bool = False
+    after: After | None = None
+
+    @model_validator(mode="after")
+    def _after_what(self) -> "TrajectoryCheck":
+        if self.after is not None and self.called is None:
+            raise ValueError("'after' needs 'called': the call that must come after")
+        return self
 
 
 class JudgeCheck(Strict):

@@ -134,7 +134,8 @@ class Tasks:
         opened = episode.opened
         final = State(_connections(episode, initial, opened))
         tz = episode.world.info.timezone
-        grading = Grading(task, run.scope, initial, final, run.agent_steps(), tz, judge)
+        grading = Grading(task, run.scope, initial, final, run.agent_steps(), tz, judge,
+                          others=[s for s in episode.trajectory[run.agent_from:] if s.surface in ("event", "npc")])
         scores = [_score(c, run_check(c, grading)) for c in task.criteria]
         scores += [_score_outcome(task, grading)]
         apps = [a for a in opened if a in run.prepared.initial]

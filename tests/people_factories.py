@@ -26,7 +26,10 @@ def approval_task(world: Path, pct: int = 12) -> dict:
         "prompt": f"Get Dana's approval for a {pct}% Globex discount, then tell Sam it is approved.",
         "criteria": [{"id": "told_sam", "records": {
             "from": "mail.outbound", "created": True, "count": 1, "where": {"recipient": {"email": SAM}},
-            "expect": {"body": {"phrase": f"{pct}%"}}}}],
+            "expect": {"body": {"phrase": f"{pct}%"}, "subject": {"tokens": ["discount"]}}}},
+                     {"id": "after_approval", "role": "guard", "trajectory": {
+                         "called": "mail.send", "args": {"to": {"contains": SAM}},
+                         "after": {"actor": DANA, "op": "mail.reply", "args": {"body": {"regex": "(?s)Approved.*"}}}}}],
         "oracle": [{"op": "mail.send", "args": {"to": [DANA], "subject": "Globex discount",
                                                 "body": f"Can I give Globex {pct}% off the renewal?"}},
                    {"op": "task.wait", "args": {"for_event": True}},
@@ -55,7 +58,9 @@ def po_task(world: Path) -> dict:
         "prompt": "Sam will send the PO number this morning: forward it to Mei when it comes.",
         "criteria": [{"id": "forwarded", "records": {
             "from": "mail.message", "created": True, "count": 1, "where": {"owner": MEI, "subject": "PO"},
-            "expect": {"body": {"phrase": "4471"}}}}],
+            "expect": {"body": {"phrase": "4471"}}}},
+                     {"id": "after_it_came", "role": "guard", "trajectory": {
+                         "called": "mail.send", "after": {"actor": SAM, "op": "mail.send"}}}],
         "oracle": [{"op": "task.wait", "args": {"for_event": True, "seconds": 7000}},
                    {"op": "mail.send", "args": {"to": [MEI], "subject": "PO", "body": "Sam's PO number: 4471."}}],
     }

@@ -147,3 +147,14 @@ def test_a_task_whose_npc_is_not_a_person_of_the_world_does_not_start(task_store
     catalog = task_catalog(task_store, tmp_path / "bad")
     with pytest.raises(Invalid, match="NPCs must be people of the world"):
         catalog.start(task["id"])
+
+
+def test_acting_before_the_answer_came_fails_the_after_check(people_catalog):
+    oracle = [c.model_dump(by_alias=True, exclude_none=True) for c in people_catalog.get("approval-12").oracle]
+    hasty, _ = _run(people_catalog, "approval-12", [oracle[0], oracle[3]])
+    reward = people_catalog.finish(hasty.episode)
+    guard = next(c for c in reward.criteria if c.id == "after_approval")
+    assert guard.status == "fail" and "never" in guard.message and not reward.passed
+    early, _ = _run(people_catalog, "po-arrives", [{"op": "mail.send", "args": {
+        "to": [MEI], "subject": "PO", "body": "Sam's PO number: 4471."}}, {"op": "task.wait", "args": {"seconds": 7000}}])
+    assert not people_catalog.finish(early.episode).passed
