@@ -14,7 +14,7 @@ Two operations are completed by the episode rather than by their app (``complete
 lies outside any app's state: one whose result type is ``Waited`` (``task.wait``) moves the clock (the
 invoker asks ``wait_target`` where to, records the step with that time, and settles up to it after the
 step); one whose result type is ``Asked`` (``task.ask_user``) gets its answer from the reactor's user
-(``Reactor.answer``), or a recorded error where the episode has nobody to ask.
+(``Reactor.answer``), or a null answer where the episode has nobody to ask.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class Asked(Strict):
     """The user's answer to a question (the result of ``task.ask_user``)."""
 
     question: str
-    answer: str | None = Field(None, description="What the user answered")
+    answer: str | None = Field(None, description="What the user answered; null when nobody can be asked here")
 
 
 class Reactor(Protocol):
@@ -75,12 +75,7 @@ def complete(episode: Episode, result_type: type, outcome) -> None:
         return
     reactor = episode.reactor
     answer = reactor.answer(episode, outcome.result["question"]) if reactor is not None else None
-    if answer is None:
-        outcome.error = {"type": "not_found", "field": "question", "message": "nobody answers questions in this "
-                         "episode: go on with what you have, or submit_answer with status needs_input"}
-        outcome.result = None
-    else:
-        outcome.result = {**outcome.result, "answer": answer}
+    outcome.result = {**outcome.result, "answer": answer}
 
 
 def settle(episode: Episode) -> int:
