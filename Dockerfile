@@ -24,6 +24,7 @@ FROM deps-${DEPS} AS build
 WORKDIR /src
 COPY pyproject.toml README.md constraints.txt ./
 COPY apps ./apps
+COPY scenarios ./scenarios
 COPY simulator ./simulator
 COPY sandbox ./sandbox
 COPY tasks ./tasks
@@ -45,6 +46,7 @@ COPY --from=build /opt/venv /opt/venv
 # The source sits in /app ahead of site-packages (PYTHONPATH), so compose can mount ./worlds over it.
 WORKDIR /app
 COPY --chown=root:root apps ./apps
+COPY --chown=root:root scenarios ./scenarios
 COPY --chown=root:root simulator ./simulator
 COPY --chown=root:root sandbox ./sandbox
 COPY --chown=root:root tasks ./tasks
@@ -53,7 +55,7 @@ COPY --chown=root:root worlds ./worlds
 # The bytecode of the source in /app, compiled once here: PYTHONDONTWRITEBYTECODE (and a read-only /app) would
 # otherwise have every container start compile the project's ~240 modules again (~0.3 s CPU of a server's start).
 # A source mounted over it (compose's ./worlds) is compiled from the source as before.
-RUN python -m compileall -q apps simulator sandbox tasks trainers worlds
+RUN python -m compileall -q apps scenarios simulator sandbox tasks trainers worlds
 USER 10001:10001
 EXPOSE 8000
 HEALTHCHECK --interval=5s --timeout=3s --retries=30 --start-period=10s \

@@ -33,7 +33,7 @@ setup() {
       --config-settings editable_mode=compat
     # The project's bytecode, as an installed package has it: a start reads it even where PYTHONDONTWRITEBYTECODE
     # is set (elsewhere Python writes it on first use). A module changed since is compiled from source as before.
-    "$VENV/bin/python" -m compileall -qq -j 0 apps simulator sandbox tasks trainers worlds || true   # errors show on import
+    "$VENV/bin/python" -m compileall -qq -j 0 apps scenarios simulator sandbox tasks trainers worlds || true   # errors show on import
     deps_digest > "$STAMP"
   fi
   # The trainers' own libraries that pin another MCP SDK (verifiers, OpenEnv's client) live in a venv of their

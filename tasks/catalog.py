@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Callable
+
+import orjson
 
 from apps.kit import Invalid, NotFound
 from apps.kit.episode import Episode
 from apps.kit.invoker import invoke
+from tasks.corpus import Corpus, difficulty, measure
 from tasks.judge import Judge
 from tasks.loader import SUITES_DIR, load_suites
 from tasks.model import Task
@@ -21,29 +25,64 @@ from tasks.session import Factory, Operations, Release, TaskError, TaskRun, Task
 
 
 class Catalog:
+    """``corpus``, when given, writes the generated tasks (``tasks.corpus``); it runs on the first need of a task
+    that is not in the suites (a listing, or an id the suites lack), once."""
+
     def __init__(self, operations: Operations, factory: Factory, root: Path = SUITES_DIR,
-                 release: Release | None = None):
+                 release: Release | None = None, corpus: Callable[[], Corpus] | None = None):
         self.operations = operations
         self.engine = Tasks(operations, factory, release)
-        self.tasks: dict[str, Task] = {t.id: t for t in load_suites(root, operations)}
+        self.written: dict[str, Task] = {t.id: _measured(t, operations) for t in load_suites(root, operations)}
+        self._corpus = corpus
+        self._generated: Corpus | None = None
+        self._all: dict[str, Task] | None = None if corpus else self.written
+        self._corpus_lock = threading.Lock()
         self.quarantined: dict[str, str] = load_quarantine(root)
+        self._public: dict[str, bytes] = {}
         self.judge = Judge.from_env()
         self._runs: dict[str, TaskRun] = {}
         self._rewards: dict[str, Reward] = {}
         self._lock = threading.Lock()
 
+    @property
+    def tasks(self) -> dict[str, Task]:
+        """Every task: the written suites, then the generated corpus (written now if it is not yet)."""
+        if self._all is None:
+            with self._corpus_lock:
+                if self._all is None and self._corpus is not None:
+                    self._generated = self._corpus()
+                    self._all = {**{t.id: t for t in self._generated.tasks}, **self.written}
+        return self._all if self._all is not None else self.written
+
+    @property
+    def corpus(self) -> Corpus | None:
+        """The generated corpus with what it skipped and its problems (None when this catalog has none)."""
+        self.tasks
+        return self._generated
+
     def get(self, task_id: str, include_quarantined: bool = True) -> Task:
-        task = self.tasks.get(task_id)
+        task = self.written.get(task_id) or self.tasks.get(task_id)
         if task is None or (not include_quarantined and task_id in self.quarantined):
             raise NotFound(f"no task {task_id!r}" + (" (quarantined)" if task else ""), field="task")
         return task
 
     def select(self, suite: str | None = None, tag: str | None = None, world: str | None = None,
-               include_quarantined: bool = False) -> list[Task]:
-        return [t for t in self.tasks.values()
+               include_quarantined: bool = False, split: str | None = None, family: str | None = None,
+               difficulty: str | None = None) -> list[Task]:
+        written_suite = suite is not None and any(t.suite == suite for t in self.written.values())
+        pool = self.written if written_suite else self.tasks
+        return [t for t in pool.values()
                 if (suite is None or t.suite == suite) and (tag is None or tag in t.tags)
-                and (world is None or t.world == world)
+                and (world is None or t.world == world) and (split is None or t.split == split)
+                and (family is None or t.family == family) and (difficulty is None or t.difficulty == difficulty)
                 and (include_quarantined or t.id not in self.quarantined)]
+
+    def public_json(self, task: Task) -> bytes:
+        """What ``Task.public`` gives, as JSON bytes, made once per task."""
+        made = self._public.get(task.id)
+        if made is None:
+            made = self._public.setdefault(task.id, orjson.dumps(task.public()))
+        return made
 
     def suites(self) -> list[str]:
         return sorted({t.suite for t in self.tasks.values()})
@@ -96,3 +135,11 @@ class Catalog:
         with self._lock:
             self._runs.pop(episode_id, None)
             self._rewards.pop(episode_id, None)
+
+
+def _measured(task: Task, operations: Operations) -> Task:
+    """A written task with its figures and the difficulty they give (a written task is in the train split)."""
+    task.figures = {"distractors": 0, "setup_calls": len(task.setup), **task.figures, **measure(task, operations)}
+    task.difficulty = difficulty(task.figures)
+    task.split = task.split or "train"
+    return task

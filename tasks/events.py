@@ -37,6 +37,7 @@ from scenarios.people.rules import Cast
 from tasks.comparators import matches
 from tasks.model import Condition, Event, Task, User
 from tasks.records import State
+from tasks.refs import UnboundReference, resolve
 from worlds.model import Strict
 
 
@@ -90,15 +91,19 @@ def _read(path: Path, model):
         raise EventsError(f"{path}: {exc}") from None
 
 
-def install(episode: Episode, task: Task | None = None) -> None:
+def install(episode: Episode, task: Task | None = None, scope: dict[str, Any] | None = None) -> None:
     """Give ``episode`` its world's and task's events and co-workers, if there are any; the steps so far
-    (a task's setup) set nothing off."""
+    (a task's setup) set nothing off. The task's events' arguments may name what setup saved (``scope``)."""
     people, world_events = _of_world(episode.world)
     if task is None and not people.npcs and not world_events:
         return   # the common case, at each episode's creation: nobody acts but the agent
     episode.events, episode.reactor = EventQueue(), None   # a task's episode starts over from its world's
     npcs = {n.email.lower(): n for n in [*people.npcs, *(task.npcs if task else [])]}
-    events = list({e.name: e for e in [*world_events, *(task.events if task else [])]}.values())
+    try:
+        mine = [_resolved(e, scope or {}) for e in task.events] if task else []
+    except UnboundReference as exc:
+        raise EventsError(f"{task.id if task else ''}: {exc}") from None
+    events = list({e.name: e for e in [*world_events, *mine]}.values())
     user = task.user if task else None
     if not npcs and not events and user is None:
         return
@@ -122,6 +127,13 @@ def install(episode: Episode, task: Task | None = None) -> None:
             queue.waiting.append({"kind": "event", "name": event.name})
     queue.observed = len(episode.trajectory)
     episode.reactor = reactor
+
+
+def _resolved(event: Event, scope: dict[str, Any]) -> Event:
+    if not scope:
+        return event
+    calls = [call.model_copy(update={"args": resolve(call.args, scope)}) for call in event.do]
+    return event.model_copy(update={"do": calls})
 
 
 class WorldReactor:

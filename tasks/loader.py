@@ -44,7 +44,7 @@ def load_file(path: Path, suite: str, operations: Iterable[str] | None = None,
         own.extend(pydantic_problems(where, lines, exc))
         return _done(own, problems)
     before = len(own)
-    own.extend(_semantic_problems(task, data, lines, where, set(operations) if operations is not None else None))
+    own.extend(semantic_problems(task, data, lines, where, set(operations) if operations is not None else None))
     if problems is None and own:
         raise TaskFileError(own)
     return task if len(own) == before else None
@@ -76,19 +76,22 @@ def _done(own: list[str], problems: list[str] | None) -> Task | None:
     return None
 
 
-def _semantic_problems(task: Task, data: dict, lines: Lines, where: str, operations: set[str] | None) -> list[str]:
+def semantic_problems(task: Task, data: dict, lines: Lines, where: str, operations: set[str] | None) -> list[str]:
     found = []
     calls: list[tuple[str, int | tuple[int, int], Call]] = []
     calls += [("setup", i, c) for i, c in enumerate(task.setup)] + [("oracle", i, c) for i, c in enumerate(task.oracle)]
     calls += [("alternatives", (a, i), c) for a, alt in enumerate(task.alternatives) for i, c in enumerate(alt)]
+    defined = {"actor", "now", "today"}
     for section, index, call in calls:
         path = (section, *index) if isinstance(index, tuple) else (section, index)
         if operations is not None and call.op not in operations:
             found.append(f"{lines.at(where, path + ('op',))}: {section}: unknown operation {call.op!r}")
-        if section == "setup" and references(call.args):
-            names = sorted(references(call.args))
-            found.append(f"{lines.at(where, path)}: setup runs before bindings: it cannot refer to {names}")
-    defined = {"actor", "now", "today"}
+        if section == "setup" and references(call.args) - defined:
+            names = sorted(references(call.args) - defined)
+            found.append(f"{lines.at(where, path)}: setup runs before bindings: it can refer only to what an earlier "
+                         f"setup step saved (save: NAME), not to {names}")
+        if section == "setup" and call.save:
+            defined.add(call.save)
     for name, binding in task.bindings.items():
         for ref in sorted(references(binding.model_dump(by_alias=True)) - defined):
             found.append(f"{lines.at(where, ('bindings', name))}: binding {name} refers to ${ref}, not bound before it")

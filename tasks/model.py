@@ -21,6 +21,7 @@ from scenarios.people.model import Npc
 
 Role = Literal["goal", "guard", "penalty", "diagnostic"]
 Outcome = Literal["act", "answer", "refuse", "ask"]
+Split = Literal["train", "validation", "test"]
 AnswerType = Literal["number", "money", "date", "datetime", "email", "entity", "list", "yesno", "text"]
 
 
@@ -34,6 +35,9 @@ class Call(Strict):
     op: str = Field(pattern=r"^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$", description="app.operation")
     args: dict[str, Any] = Field(default_factory=dict)
     actor: str | None = Field(None, alias="as", description="Someone else of the world acts (setup only)")
+    save: str | None = Field(None, pattern=r"^[a-z_][a-z0-9_]*$",
+                             description="Setup only: the step's result is bound under this name, for later setup "
+                                         "steps, bindings, criteria and the oracle (``$acct.id``)")
 
     @property
     def app(self) -> str:
@@ -284,6 +288,10 @@ class Task(Strict):
     alternatives: list[list[Call]] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     difficulty: Literal["easy", "medium", "hard"] = "easy"
+    family: str = Field("", description="The scenario family that wrote this task (scenarios/); empty for a written one")
+    split: Split | None = Field(None, description="train, validation or test: held-out results come from test")
+    figures: dict[str, int] = Field(default_factory=dict, description="Measured difficulty: oracle calls, writes, "
+                                    "apps, setup records, distractors (scenarios.figures)")
     suite: str = Field("", exclude=True)
     source: str = Field("", exclude=True)
 
@@ -300,8 +308,8 @@ class Task(Strict):
         if len(set(names)) != len(names):
             raise ValueError("event names must be unique")
         for call in self.oracle + [c for alt in self.alternatives for c in alt]:
-            if call.actor is not None:
-                raise ValueError(f"oracle step {call.op}: only setup steps may act as someone else")
+            if call.actor is not None or call.save is not None:
+                raise ValueError(f"oracle step {call.op}: only setup steps may act as someone else or save a result")
         return self
 
     @property
@@ -312,4 +320,5 @@ class Task(Strict):
         """What an agent or a trainer may see: never the criteria, bindings or oracle."""
         return {"id": self.id, "version": self.version, "title": self.title, "suite": self.suite,
                 "world": self.world, "actor": self.actor, "prompt": self.prompt,
-                "tags": self.tags, "difficulty": self.difficulty, "apps": self.apps}
+                "tags": self.tags, "difficulty": self.difficulty, "apps": self.apps,
+                "family": self.family, "split": self.split, "figures": self.figures}

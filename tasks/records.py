@@ -76,6 +76,13 @@ KINDS: dict[str, Kind] = {
                          flags=("resolved",)),
     "docs.cell": Kind("""select c.*, i.name as item from docs_cell c join docs_item i on i.id = c.item_id""",
                       key=("item_id", "row", "col")),
+    "calendar.event": Kind("""select x.*,
+        (select group_concat(a.email) from calendar_attendee a where a.event_id = x.id) as attendees,
+        (select group_concat(a.email) from calendar_attendee a where a.event_id = x.id
+                                                              and a.response = 'accepted') as accepted,
+        (select group_concat(a.email) from calendar_attendee a where a.event_id = x.id
+                                                              and a.response = 'declined') as declined
+        from calendar_event x""", ("attendees", "accepted", "declined"), flags=("all_day",)),
     "task.answer": Kind("select * from task_answer order by id"),
 }
 

@@ -103,12 +103,9 @@ class Tasks:
 
     def _begin(self, task: Task, episode: Episode) -> TaskRun:
         _set_clock(episode, task)
-        setup = [self._call(episode, c, {}, "setup", actor=c.actor) for c in task.setup]
-        failed = [s for s in setup if s.error]
-        if failed:
-            raise TaskError(f"{task.id}: setup step {failed[0].app}.{failed[0].operation} failed: {failed[0].error}")
+        made = self._set_scene(task, episode)
         try:
-            install(episode, task)   # after setup: what the scene holds sets nothing off
+            install(episode, task, made)   # after setup: what the scene holds sets nothing off
         except EventsError as exc:
             raise TaskError(str(exc)) from None
         key = (task.id, task.version, id(episode.world), episode.actor)
@@ -118,10 +115,22 @@ class Tasks:
             opened = set(episode.opened)
             initial = {app: episode.image(app) if app in opened else episode.world.images[app] for app in episode.apps}
             prepared = Prepared(initial, {})
-            prepared.scope = bind(task, prepared.state, episode)
+            prepared.scope = bind(task, prepared.state, episode, made)
             with self._lock:
                 self._prepared.setdefault(key, prepared)
         return TaskRun(task, episode, prepared, len(episode.trajectory))
+
+    def _set_scene(self, task: Task, episode: Episode) -> dict[str, Any]:
+        """Run the setup as ``setup`` steps; what a step saves (``save: name``) later steps may use. Record ids
+        are deterministic, so every episode of a task saves the same values."""
+        made: dict[str, Any] = _scope(episode)
+        for call in task.setup:
+            step = self._call(episode, call, made, "setup", actor=call.actor)
+            if step.error:
+                raise TaskError(f"{task.id}: setup step {step.app}.{step.operation} failed: {step.error}")
+            if call.save:
+                made[call.save] = step.result
+        return made
 
     def run_calls(self, run: TaskRun, calls: list[Call], surface: Surface = "python") -> list[Step]:
         """Run calls (an oracle, a mutant) in the run's episode, references resolved."""
@@ -177,12 +186,18 @@ class Tasks:
         return invoke(episode, op, arguments, surface, actor=actor)
 
 
-def bind(task: Task, initial: State, episode: Episode) -> dict[str, Any]:
-    """Resolve the task's bindings over the initial state, in order (a binding may use earlier ones)."""
-    tz = episode.world.info.timezone
+def _scope(episode: Episode) -> dict[str, Any]:
+    """What every task may refer to before anything is bound: the acting person, now and today."""
     now = episode.clock.now()
-    scope: dict[str, Any] = {"actor": episode.actor, "now": now.isoformat(),
-                             "today": now.astimezone(ZoneInfo(tz)).date().isoformat()}
+    return {"actor": episode.actor, "now": now.isoformat(),
+            "today": now.astimezone(ZoneInfo(episode.world.info.timezone)).date().isoformat()}
+
+
+def bind(task: Task, initial: State, episode: Episode, made: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Resolve the task's bindings over the initial state, in order (a binding may use earlier ones), after
+    what the setup saved (``made``)."""
+    tz = episode.world.info.timezone
+    scope: dict[str, Any] = {**(made or {}), **_scope(episode)}   # now and today as they are after the setup
     for name, b in task.bindings.items():
         try:
             scope[name] = _bind_one(name, b, initial, scope, tz)

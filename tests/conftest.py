@@ -25,6 +25,9 @@ from simulator.store.episodes import EpisodeStore  # noqa: E402
 
 BASE_URL = "http://localhost:8000"
 os.environ["OFFICEWORLD_TOKEN"] = TOKEN
+# The generated corpus (scenarios/) is written on a catalog's first listing: the tests of the corpus ask for it
+# (tests/scenarios/); every other test lists the written suites only.
+os.environ["OFFICEWORLD_CORPUS"] = "off"
 
 
 @pytest.fixture

@@ -86,7 +86,7 @@ def test_no_module_reads_an_officeworld_variable_itself():
     reads ``OFFICEWORLD_URL`` itself (the README says so)."""
     direct = re.compile(r"(environ\.get|getenv|environ\[)\(?\s*f?[\"']OFFICEWORLD_")
     found = [f"{path.relative_to(ROOT)}:{n}"
-             for package in ("apps", "simulator", "sandbox", "tasks", "trainers", "worlds")
+             for package in ("apps", "scenarios", "simulator", "sandbox", "tasks", "trainers", "worlds")
              for path in sorted((ROOT / package).rglob("*.py"))
              if "verifiers_taskset" not in path.parts and path.name != "settings.py"
              for n, line in enumerate(path.read_text().splitlines(), 1) if direct.search(line)]

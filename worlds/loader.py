@@ -29,7 +29,7 @@ from worlds.sections import Sections, load_sections
 
 WORLDS_DIR = Path(__file__).parent
 # ``generated-m`` or ``generated-l-7``: a generated world (size, seed), written on first use and cached.
-_GENERATED = re.compile(r"^generated-(?P<size>s|m|l|xl)(?:-(?P<seed>\d+))?$")
+_GENERATED = re.compile(r"^generated-(?:(?P<kind>legal|logistics)-)?(?P<size>s|m|l|xl)(?:-(?P<seed>\d+))?$")
 _CODE_DIGEST: str | None = None
 
 
@@ -57,10 +57,10 @@ def find_world(name_or_path: str | Path, sections: Sections | None = None) -> Pa
     if match := _GENERATED.match(str(name_or_path)):
         from worlds.generate import ensure  # the generator pulls in faker: only load it when asked
 
-        return ensure(match["size"], int(match["seed"] or 1), sections=sections)
+        return ensure(match["size"], int(match["seed"] or 1), sections=sections, kind=match["kind"] or "software")
     known = ", ".join(world_names()) or "none"
     raise WorldError(path, [f"no world named {str(name_or_path)!r} (shipped worlds: {known}; generated: "
-                            "generated-<s|m|l|xl>[-<seed>])"])
+                            "generated-[legal-|logistics-]<s|m|l|xl>[-<seed>])"])
 
 
 def load_world(name_or_path: str | Path, sections: Sections | None = None, digest: str | None = None) -> World:

@@ -71,6 +71,7 @@ class WorldInfo(Strict):
     timezone: str = "UTC"
     default_actor: str
     description: str = ""
+    sector: str = ""   # what the company does (generated worlds: software, legal, logistics): generators' vocabulary
     people: list[Person]
     outsiders: list[Outsider] = Field(default_factory=list)
 

@@ -90,6 +90,8 @@ def write_world(world: World, out: Path, sections: Sections | None = None) -> Pa
 
 def write_info(info: WorldInfo, out: Path) -> None:
     data = info.model_dump(mode="json")
+    if not data.get("sector"):
+        data.pop("sector", None)
     data["people"] = [_without_none(p) for p in data["people"]]
     data["outsiders"] = [_without_none(o) for o in data["outsiders"]]
     dump_yaml(data, out / "world.yaml")

@@ -28,7 +28,8 @@ def _new_id(ctx: Ctx) -> str:
 
 
 def _normalise(ctx: Ctx, event: Event) -> None:
-    """Times to aware UTC in the event's zone; checks the times and the rule."""
+    """Times to aware UTC in the event's zone; checks the zone, the times and the rule."""
+    store.check_zone(event.time_zone)
     event.start = store.aware(ctx, event.start, event.time_zone, "start")
     event.end = store.aware(ctx, event.end, event.time_zone, "end")
     if event.end <= event.start:
@@ -219,6 +220,7 @@ def create_calendar(ctx: Ctx, fields: s.CalendarCreate) -> s.CalendarOut:
     key = "-".join(fields.name.lower().split())[:40]
     if ctx.session.get(Calendar, key):
         raise Conflict(f"name: a calendar {key!r} exists already; choose another name", field="name")
+    store.check_zone(fields.time_zone)
     calendar = Calendar(**fields.model_dump(), id=key, owner=ctx.actor)
     ctx.session.add(calendar)
     return s.CalendarOut(**calendar.model_dump(), role="owner")

@@ -54,6 +54,16 @@ def zone(ctx: Ctx, name: str | None = None) -> ZoneInfo:
     return ZoneInfo(name or ctx.world.timezone)
 
 
+def check_zone(name: str | None, field: str = "time_zone") -> None:
+    """Refuse a time zone that is not an IANA name, whether or not a time will be read in it."""
+    if name is None:
+        return
+    try:
+        ZoneInfo(name)
+    except Exception:
+        raise Invalid(f"{field}: {name!r} is not an IANA time zone such as Europe/London", field=field) from None
+
+
 def aware(ctx: Ctx, moment: datetime, zone_name: str | None, field: str) -> datetime:
     """An argument time as aware UTC: a time without offset is in ``zone_name`` (or the company's)."""
     try:

@@ -33,6 +33,7 @@ from apps.crm.records import (
     OpportunityRecord,
     TaskRecord,
 )
+from worlds.generate.kinds import kind_of, role_of
 from worlds.generate.people import slug, unique_email
 from worlds.generate.text import paragraph
 from worlds.model import Outsider, WorldInfo
@@ -40,19 +41,14 @@ from worlds.model import Outsider, WorldInfo
 if TYPE_CHECKING:
     from faker import Faker
 
-INDUSTRIES = ["Logistics", "Healthcare", "Retail", "Manufacturing", "Financial Services", "Education",
-              "Energy", "Media", "Hospitality", "Software"]
-PRODUCTS = ["Platform licence", "Analytics add-on", "Premium support", "Data migration", "Seat expansion"]
-CASE_TOPICS = ["Login failures after SSO change", "Export to CSV times out", "Invoice shows wrong tax rate",
-               "Dashboard loads slowly", "API rate limit errors", "Webhook deliveries missing",
-               "User cannot reset password", "Duplicate records after import"]
 
 
 class CrmBuilder:
     def __init__(self, fake: Faker, rng: random.Random, info: WorldInfo, taken: set[str]):
         self.fake, self.rng, self.info, self.taken = fake, rng, info, taken
-        self.sales = [p.email for p in info.people if p.team == "Sales"]
-        self.support = [p.email for p in info.people if p.team == "Support"]
+        self.kind = kind_of(info.sector)   # its customers' industries, what it sells, what cases are about
+        self.sales = [p.email for p in info.people if role_of(p.team) == "Sales"]
+        self.support = [p.email for p in info.people if role_of(p.team) == "Support"]
         self.data = CrmData()
         self.outsiders: list[Outsider] = []
         self.names: set[str] = set()
@@ -93,7 +89,7 @@ class CrmBuilder:
         key = self.key(name, self.data.accounts)
         domain = f"{slug(name.split(',')[0])}.example"
         self.data.accounts[key] = AccountRecord(
-            name=name, owner=self.rng.choice(self.sales), industry=self.rng.choice(INDUSTRIES),
+            name=name, owner=self.rng.choice(self.sales), industry=self.rng.choice(self.kind.industries),
             type=self.rng.choice(ACCOUNT_TYPES[:4]), website=f"https://www.{domain}", phone=self.fake.phone_number(),
             billing=Address(street=self.fake.street_address(), city=self.fake.city(), state=self.fake.state_abbr(),
                             postal_code=self.fake.postcode(), country="United States"),
@@ -118,11 +114,11 @@ class CrmBuilder:
             first_name=first, last_name=last, company=company, owner=self.rng.choice(self.sales),
             title=self.fake.job(), email=unique_email(first, last, f"{slug(company.split(',')[0])}.example", self.taken),
             status=self.rng.choice(LEAD_STATUSES), source=self.rng.choice(LEAD_SOURCES),
-            industry=self.rng.choice(INDUSTRIES), created=self.when(200))
+            industry=self.rng.choice(self.kind.industries), created=self.when(200))
 
     def opportunity(self, account: str) -> None:
         acc = self.data.accounts[account]
-        product = self.rng.choice(PRODUCTS)
+        product = self.rng.choice(self.kind.products)
         name = f"{acc.name.split(',')[0]} {product}"
         base, phase = name, 1
         while name in self.names:  # one name per deal, so that mail and sheets naming it name one record
@@ -153,7 +149,7 @@ class CrmBuilder:
         contacts = self.contacts_of.get(account, [])
         status = self.rng.choice(["New", "Working", "Escalated", "Closed", "Closed"])
         created = self.when(120)
-        subject = self.rng.choice(CASE_TOPICS)
+        subject = self.rng.choice(self.kind.cases)
         self.data.cases[self.key(f"{account}-{subject}", self.data.cases)] = CaseRecord(
             subject=subject, owner=self.rng.choice(self.support), account=account, contact=self.rng.choice(contacts),
             description=paragraph(self.fake, 2), status=status,

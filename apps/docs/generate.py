@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 from faker import Faker
 
 from apps.docs.world import Comment, DocsData, Item, SharedDrive
+from worlds.generate.kinds import role_of
 from worlds.generate.text import paragraph
 from worlds.model import WorldInfo
 
@@ -39,6 +40,8 @@ class DocsBuilder:
         self.teams: dict[str, list[str]] = {}
         for p in info.people:
             self.teams.setdefault(p.team, []).append(p.email)
+        # The team playing each role (Sales, Support...) under the name this company gives it (worlds.generate.kinds).
+        self.role = {role_of(team) or team: team for team in self.teams}
         self.opps_of: dict[str, list[Any]] = {}  # account key -> its opportunities, in the CRM's order
         for opp in (crm.opportunities.values() if crm is not None else ()):
             self.opps_of.setdefault(opp.account, []).append(opp)
@@ -48,10 +51,10 @@ class DocsBuilder:
         drives = [SharedDrive(name=team, members={m: "manager" if i == 0 else "editor" for i, m in enumerate(members)},
                               created=self.drive_created) for team, members in self.teams.items()]
         self.items.extend(told)
-        if self.crm is not None and "Sales" in self.teams:
+        if self.crm is not None and "Sales" in self.role:
             self.pipeline()
-        accounts = list(self.crm.accounts.items()) if self.crm is not None and "Sales" in self.teams else []
-        cases = list(self.crm.cases.items()) if self.crm is not None and "Support" in self.teams else []
+        accounts = list(self.crm.accounts.items()) if self.crm is not None and "Sales" in self.role else []
+        cases = list(self.crm.cases.items()) if self.crm is not None and "Support" in self.role else []
         while len(self.items) < target:
             roll = self.rng.random()
             if roll < 0.5 and accounts:
@@ -80,8 +83,8 @@ class DocsBuilder:
         rows = [["opportunity", "account", "owner", "stage", "amount", "close_date"]]
         for key, o in self.crm.opportunities.items():
             rows.append([key, o.account, o.owner, o.stage, f"{o.amount:.0f}", str(o.close_date)])
-        head = self.teams["Sales"][0]
-        self.add("Pipeline (from CRM)", "files/pipeline.csv", rows, head, 1, drive="Sales",
+        head = self.teams[self.role["Sales"]][0]
+        self.add("Pipeline (from CRM)", "files/pipeline.csv", rows, head, 1, drive=self.role["Sales"],
                  folder="Pipeline", type="spreadsheet")
 
     def account_plan(self, key: str, account: Any) -> None:
@@ -94,9 +97,9 @@ class DocsBuilder:
         lines += ["", "## Notes", "", paragraph(self.fake, 4), ""]
         n = len(self.items)
         item = self.add(f"{account.name} account plan", f"files/accounts/{key}-{n}.md", "\n".join(lines),
-                        account.owner, when, drive="Sales", folder=f"Accounts/{account.name[:40]}")
+                        account.owner, when, drive=self.role["Sales"], folder=f"Accounts/{account.name[:40]}")
         if self.rng.random() < 0.2:
-            reviewer = self.teams["Sales"][0]
+            reviewer = self.teams[self.role["Sales"]][0]
             item.comments.append(Comment(by=reviewer, at=item.created + timedelta(hours=2), quote="## Opportunities",
                                          text=f"@{account.owner.split('@')[0]} please confirm the close dates."))
 
@@ -104,7 +107,7 @@ class DocsBuilder:
         body = (f"# Case write-up: {case.subject}\n\nAccount: {case.account}\nStatus: {case.status}\n"
                 f"Priority: {case.priority}\n\n{case.description}\n")
         self.add(f"Case {key[:50]}", f"files/cases/{key}-{len(self.items)}.md", body, case.owner,
-                 self.rng.randint(1, 100), drive="Support", folder="Case write-ups")
+                 self.rng.randint(1, 100), drive=self.role["Support"], folder="Case write-ups")
 
     def meeting_notes(self) -> None:
         person = self.rng.choice(self.info.people)

@@ -37,6 +37,8 @@ class Settings(BaseSettings):
     xdg_cache_home: Path = Field(Path.home() / ".cache", validation_alias="XDG_CACHE_HOME",
                                  description="Base of the default cache folder")
     tasks_dir: Path | None = Field(None, description="Task suites to serve (default: the shipped tasks/suites)")
+    corpus: str = Field("on", description="The generated task corpus served beside the suites: on (the shipped "
+                                          "plan), off, or WORLD:COUNT,... (tasks per family on each world)")
     judge_url: str = Field("", description="OpenAI-compatible endpoint of the LLM judge (judge checks skip unset)")
     judge_model: str = Field("", description="Model name the judge asks for")
     judge_key: str = Field("", description="API key sent to the judge endpoint")

@@ -236,7 +236,7 @@ def server_ready(world: str, starts: int = 3) -> dict:
             "modules_without_bytecode": modules_without_bytecode()}
 
 
-_PACKAGES = ("apps", "simulator", "sandbox", "tasks", "trainers", "worlds")   # pyproject.toml's packages
+_PACKAGES = ("apps", "scenarios", "simulator", "sandbox", "tasks", "trainers", "worlds")   # pyproject.toml's packages
 
 
 def modules_without_bytecode(root: Path | None = None) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from enum import Enum
 from pathlib import Path
 
 import typer
@@ -24,15 +25,48 @@ def _catalog():
         raise typer.Exit(1) from None
 
 
+class SplitName(str, Enum):
+    train = "train"
+    validation = "validation"
+    test = "test"
+
+
+class Format(str, Enum):
+    jsonl = "jsonl"
+    parquet = "parquet"
+
+
 @cli.command("list")
-def list_tasks(suite: str = typer.Option(None, help="Only this suite"), tag: str = typer.Option(None, help="Only this tag"),
+def list_tasks(suite: str = typer.Option(None, help="Only this suite (or family)"),
+               tag: str = typer.Option(None, help="Only this tag"),
                world: str = typer.Option(None, help="Only this world"),
+               split: SplitName = typer.Option(None, help="Only this split"),
+               family: str = typer.Option(None, help="Only this scenario family"),
                quarantined: bool = typer.Option(False, help="Include quarantined tasks")) -> None:
-    """One line per task: id, suite, world, difficulty, tags."""
+    """One line per task: id, suite, world, split, difficulty, oracle calls, tags."""
     catalog = _catalog()
-    for t in catalog.select(suite, tag, world, include_quarantined=quarantined):
+    for t in catalog.select(suite, tag, world, include_quarantined=quarantined, split=split and split.value,
+                            family=family):
         mark = " [quarantined]" if t.id in catalog.quarantined else ""
-        typer.echo(f"{t.id:48} {t.suite:8} {t.world:14} {t.difficulty:7} {','.join(t.tags)}{mark}")
+        typer.echo(f"{t.id}  {t.suite}  {t.world}  {t.split}  {t.difficulty}  {t.figures.get('oracle_calls', 0)} calls"
+                   f"  {','.join(t.tags)}{mark}")
+
+
+@cli.command()
+def export(out: Path = typer.Argument(..., help="File to write"),
+           split: SplitName = typer.Option(None, help="Only this split"),
+           fmt: Format = typer.Option(Format.jsonl, "--format", help="jsonl or parquet"),
+           world: str = typer.Option(None, help="Only this world"),
+           family: str = typer.Option(None, help="Only this scenario family")) -> None:
+    """The tasks as a dataset, one row per task (what a trainer may see, and the difficulty figures)."""
+    from simulator.tasks.export import export as write
+
+    catalog = _catalog()
+    try:
+        count = write(catalog.select(world=world, split=split and split.value, family=family), out, fmt.value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--format") from None
+    typer.echo(f"wrote {count} task(s) to {out}")
 
 
 @cli.command()
@@ -114,8 +148,12 @@ def check(targets: list[str] = typer.Argument(None, help="Suites or task ids (de
                                                            "'none' for none)"),
           ow_all: bool = typer.Option(False, help="Run ow on every task (default: the first of each suite)"),
           top_up: bool = typer.Option(True, help="Add runs until each suite's sample can meet the bounds"),
-          root: Path = typer.Option(None, help="The suites folder (default: the shipped suites)")) -> None:
-    """Prove every task: oracle, do-nothing, claims, random agents, mutants and hacks against its verifier.
+          root: Path = typer.Option(None, help="The suites folder (default: the shipped suites)"),
+          everything: bool = typer.Option(False, "--all", help="With no target: the whole generated corpus too "
+                                                                 "(default: a stratified sample of it)"),
+          sample: int = typer.Option(1, min=0, help="With no target: generated tasks checked per family")) -> None:
+    """Prove every written task and a sample of each generated family (--all: every task): oracle, do-nothing,
+    claims, random agents, mutants and hacks against its verifier.
 
     Exit 1 when any task or suite fails a gate."""
     from simulator.tasks.check import SURFACES, run_check, update_quarantine
@@ -129,7 +167,7 @@ def check(targets: list[str] = typer.Argument(None, help="Suites or task ids (de
                                  param_hint="--surfaces")
     root = root or SUITES_DIR
     try:
-        data, results = run_check(root, targets or [], names, ow_all, top_up)
+        data, results = run_check(root, targets or [], names, ow_all, top_up, everything=everything, sample=sample)
     except TaskFileError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(1) from None

@@ -89,19 +89,23 @@ def show(world: str = typer.Argument(..., help="A world folder, or the name of a
 @cli.command()
 def generate(seed: int = typer.Option(..., help="Random seed: the same seed writes the same bytes"),
              size: str = typer.Option("s", help="s, m, l or xl"),
+             kind: str = typer.Option("software", help="What the company does: software, legal or logistics"),
              out: Path = typer.Option(..., help="Folder to write (must not exist, or be empty)"),
              progress: bool = typer.Option(True, help="Show a progress bar")) -> None:
     """Write a synthetic world (mail, CRM, docs and each app's own section) with faker, deterministic for a seed."""
     from worlds.generate import SIZES
     from worlds.generate import generate as run
+    from worlds.generate.kinds import KINDS
 
     if size not in SIZES:
         raise typer.BadParameter(f"size must be one of {', '.join(SIZES)}", param_hint="--size")
+    if kind not in KINDS:
+        raise typer.BadParameter(f"kind must be one of {', '.join(KINDS)}", param_hint="--kind")
     if out.exists() and any(out.iterdir()):
         raise typer.BadParameter(f"{out} is not empty; choose a new folder", param_hint="--out")
     started = time.perf_counter()
-    run(seed, size, out, progress=progress, sections=world_sections())
-    typer.echo(f"wrote {out} (seed {seed}, size {size}) in {time.perf_counter() - started:.1f}s", err=True)
+    run(seed, size, out, progress=progress, sections=world_sections(), kind=kind)
+    typer.echo(f"wrote {out} (seed {seed}, size {size}, {kind}) in {time.perf_counter() - started:.1f}s", err=True)
 
 
 @cli.command()

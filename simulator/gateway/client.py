@@ -117,8 +117,10 @@ class _Calls:
     def delete(self, episode_id: str):
         return self._call("DELETE", f"/v1/episodes/{episode_id}")
 
-    def tasks(self, suite: str | None = None, tag: str | None = None, world: str | None = None):
-        return self._call("GET", "/v1/tasks", params=_present(suite=suite, tag=tag, world=world))
+    def tasks(self, suite: str | None = None, tag: str | None = None, world: str | None = None,
+              split: str | None = None, family: str | None = None, difficulty: str | None = None):
+        return self._call("GET", "/v1/tasks", params=_present(suite=suite, tag=tag, world=world, split=split,
+                                                               family=family, difficulty=difficulty))
 
     def task(self, task_id: str):
         return self._call("GET", f"/v1/tasks/{task_id}")

@@ -29,6 +29,7 @@ from simulator.gateway.auth import require_bearer
 from simulator.store.episodes import EpisodeStore
 from simulator.store.registry import all_operations
 from tasks.catalog import Catalog
+from tasks.model import Split
 from tasks.reward import Reward
 from tasks.session import TaskError
 from worlds.model import unchecked
@@ -322,10 +323,14 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         the gateway answers it first (``ControlCalls``), with the same ``run_call``."""
         return Response(await run_call(store, operations, episode_id, body), media_type="application/json")
 
-    @router.get("/tasks")
-    def list_tasks(suite: str | None = None, tag: str | None = None, world: str | None = None) -> list[dict]:
-        """The shipped tasks (quarantined ones left out): prompt and metadata, never criteria or oracle."""
-        return [t.public() for t in catalog.select(suite, tag, world)]
+    @router.get("/tasks", response_model=list[dict])
+    def list_tasks(suite: str | None = None, tag: str | None = None, world: str | None = None,
+                   split: Split | None = None, family: str | None = None,
+                   difficulty: Literal["easy", "medium", "hard"] | None = None) -> Response:
+        """The tasks, written and generated (quarantined ones left out): prompt and metadata, never criteria or
+        oracle. Each task's JSON is made once (thousands are listed in a few milliseconds)."""
+        chosen = catalog.select(suite, tag, world, split=split, family=family, difficulty=difficulty)
+        return Response(b"[" + b",".join(catalog.public_json(t) for t in chosen) + b"]", media_type="application/json")
 
     @router.get("/tasks/{task_id}")
     def get_task(task_id: str) -> dict:

@@ -4,6 +4,7 @@ the agent surfaces, the report files and the quarantine list."""
 from __future__ import annotations
 
 import contextlib
+import random
 import time
 from pathlib import Path
 
@@ -23,10 +24,14 @@ def catalog_over(store: EpisodeStore, root: Path) -> Catalog:
     return task_catalog(store, root)
 
 
-def select(catalog: Catalog, targets: list[str]) -> list[Task]:
-    """Tasks named by suite or id (every task when none is named); ``KeyError`` names an unknown one."""
+def select(catalog: Catalog, targets: list[str], everything: bool = False, sample: int = 1) -> list[Task]:
+    """Tasks named by suite, family or id; when none is named, every written task and ``sample`` generated tasks
+    of each family (a stratified sample: the worlds taken in turn, fixed by the seed), or with ``everything``
+    the whole corpus. ``KeyError`` names an unknown target."""
     if not targets:
-        return list(catalog.tasks.values())
+        written = list(catalog.written.values())
+        generated = [t for t in catalog.tasks.values() if t.id not in catalog.written]
+        return written + (generated if everything else stratified(generated, sample))
     chosen: dict[str, Task] = {}
     for target in targets:
         found = [t for t in catalog.tasks.values() if t.suite == target or t.id == target]
@@ -36,13 +41,29 @@ def select(catalog: Catalog, targets: list[str]) -> list[Task]:
     return list(chosen.values())
 
 
+def stratified(tasks: list[Task], per_family: int, seed: int = 0) -> list[Task]:
+    """``per_family`` tasks of each family, each from the next of its worlds in turn, chosen by ``seed``."""
+    families: dict[str, dict[str, list[Task]]] = {}
+    for task in tasks:
+        families.setdefault(task.family, {}).setdefault(task.world, []).append(task)
+    rng = random.Random(seed)
+    out = []
+    for index, (family, worlds) in enumerate(sorted(families.items())):
+        names = sorted(worlds)
+        for n in range(per_family):
+            pool = worlds[names[(index + n) % len(names)]]
+            out.append(pool[rng.randrange(len(pool))])
+    return list({t.id: t for t in out}.values())
+
+
 def run_check(root: Path, targets: list[str], surfaces: list[str], ow_all: bool = False,
-              top_up: bool = True, store: EpisodeStore | None = None) -> tuple[dict, list]:
+              top_up: bool = True, store: EpisodeStore | None = None, everything: bool = False,
+              sample: int = 1) -> tuple[dict, list]:
     """Check the tasks; returns (the report as data, the suite results)."""
     started, cpu = time.perf_counter(), time.process_time()
     store = store or EpisodeStore()
     catalog = catalog_over(store, root)
-    tasks = select(catalog, targets)
+    tasks = select(catalog, targets, everything, sample)
     notes = [f"{len(catalog.quarantined)} task(s) were in quarantine: checked and reported, but outside the "
              "suite figures and the exit code"] if catalog.quarantined else []
     notes += [f"surfaces: {', '.join(surfaces) or 'none'}"

@@ -21,6 +21,7 @@ from faker import Faker
 from rich.progress import Progress
 
 from worlds.gcpause import paused
+from worlds.generate.kinds import KINDS, Kind
 from worlds.generate.people import make_info
 from worlds.generate.sizes import SIZES, Size
 from worlds.generate.stories_office import Stories
@@ -31,16 +32,19 @@ __all__ = ["SIZES", "Size", "ensure", "generate"]
 
 
 def generate(seed: int, size: str, out: Path, progress: bool = False, name: str | None = None,
-             sections: Sections | None = None) -> Path:
+             sections: Sections | None = None, kind: str = "software") -> Path:
     """Write a world of ``size`` (a key of ``SIZES``) for ``seed`` into ``out``; return ``out``. Apps that
     bring their own world section (``sections``; default: the registry's) generate and write their data themselves.
     The stories are told over the records of the section with ``records_builder`` (the CRM's, built first with
     this faker) and script their messages through the section with ``thread_builder`` (mail's)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind {kind!r}: one of {', '.join(KINDS)}")
     with paused():  # a world's records all stay alive until written: nothing for the collector to find
-        return _generate(seed, size, out, progress, name, sections)
+        return _generate(seed, size, out, progress, name, sections, KINDS[kind])
 
 
-def _generate(seed: int, size: str, out: Path, progress: bool, name: str | None, sections: Sections | None) -> Path:
+def _generate(seed: int, size: str, out: Path, progress: bool, name: str | None, sections: Sections | None,
+              kind: Kind) -> Path:
     sections = _sections(sections)
     told = next((app for app, s in sections.items() if hasattr(s, "records_builder")), None)
     writer = next((app for app, s in sections.items() if hasattr(s, "thread_builder")), None)
@@ -54,7 +58,8 @@ def _generate(seed: int, size: str, out: Path, progress: bool, name: str | None,
     fake.seed_instance(seed)
     rng = random.Random(seed)
     taken: set[str] = set()
-    info = make_info(fake, rng, spec, name or f"generated-{size}-{seed}", taken)
+    kinded = "" if kind.name == "software" else f"{kind.name}-"
+    info = make_info(fake, rng, spec, name or f"generated-{kinded}{size}-{seed}", taken, kind)
     crm_builder = records.records_builder(fake, rng, info, taken)
     crm = crm_builder.build(spec.accounts)
     info.outsiders = crm_builder.outsiders
@@ -102,17 +107,23 @@ def cache_root() -> Path:
     return settings().cache / "worlds"
 
 
-def ensure(size: str, seed: int = 1, base: Path | None = None, sections: Sections | None = None) -> Path:
+def world_name(size: str, seed: int = 1, kind: str = "software") -> str:
+    """``generated-m``, ``generated-l-7``, ``generated-legal-s-3``: the name a generated world is served by."""
+    return "generated-" + ("" if kind == "software" else f"{kind}-") + size + (f"-{seed}" if seed != 1 else "")
+
+
+def ensure(size: str, seed: int = 1, base: Path | None = None, sections: Sections | None = None,
+           kind: str = "software") -> Path:
     """A generated world on disk, written once per (size, seed, generator code): ``generated-m`` for tests
     and benchmarks without committing megabytes of mail. A changed generator writes a fresh folder."""
     code = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))))
     sections = _sections(sections)
     code.update(sections_key(sections).encode())
-    folder = (base or cache_root()) / f"generated-{size}-{seed}-{code.hexdigest()[:12]}"
+    folder = (base or cache_root()) / f"generated-{kind}-{size}-{seed}-{code.hexdigest()[:12]}"
     if not (folder / "world.yaml").is_file():
         partial = folder.with_name(folder.name + f".{os.getpid()}.tmp")
         shutil.rmtree(partial, ignore_errors=True)
-        generate(seed, size, partial, name=f"generated-{size}" + (f"-{seed}" if seed != 1 else ""), sections=sections)
+        generate(seed, size, partial, name=world_name(size, seed, kind), sections=sections, kind=kind)
         try:
             partial.rename(folder)
         except OSError:  # another process finished first; its folder is the same world

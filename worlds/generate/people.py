@@ -8,21 +8,14 @@ from datetime import datetime
 
 from faker import Faker
 
+from worlds.generate.kinds import SOFTWARE, Kind, role_of
 from worlds.generate.sizes import Size
 from worlds.model import Person, WorldInfo
 
-# Team and the share of headcount it gets; Sales and Support own the CRM records, so they are larger.
-TEAMS = {"Sales": 0.3, "Support": 0.2, "Engineering": 0.2, "Marketing": 0.1, "Finance": 0.1, "Operations": 0.1}
-TITLES = {
-    "Sales": ("VP Sales", ["Account Executive", "Senior Account Executive", "Sales Development Rep"]),
-    "Support": ("Head of Support", ["Support Engineer", "Customer Success Manager"]),
-    "Engineering": ("VP Engineering", ["Software Engineer", "Senior Software Engineer", "Engineering Manager"]),
-    "Marketing": ("Head of Marketing", ["Product Marketing Manager", "Marketing Specialist"]),
-    "Finance": ("Controller", ["Financial Analyst", "Billing Specialist"]),
-    "Operations": ("Head of Operations", ["Operations Manager", "Office Manager"]),
-}
+# Each role's share of headcount; the teams that own CRM records (Sales, Support) are larger. A kind names the
+# teams and their titles (worlds.generate.kinds).
+SHARES = {"Sales": 0.3, "Support": 0.2, "Engineering": 0.2, "Marketing": 0.1, "Finance": 0.1, "Operations": 0.1}
 NOW = datetime(2026, 3, 16, 9, 0)
-TIMEZONE = "America/New_York"
 
 
 def slug(text: str) -> str:
@@ -39,20 +32,22 @@ def unique_email(first: str, last: str, domain: str, taken: set[str]) -> str:
     return email
 
 
-def make_info(fake: Faker, rng: random.Random, size: Size, name: str, taken: set[str]) -> WorldInfo:
-    company = fake.company()
+def make_info(fake: Faker, rng: random.Random, size: Size, name: str, taken: set[str],
+              kind: Kind = SOFTWARE) -> WorldInfo:
+    company = fake.company() if kind is SOFTWARE else f"{fake.last_name()} {rng.choice(kind.suffixes)}"
     domain = f"{slug(company.split(',')[0])}.example"
-    people = [_person(fake, domain, taken, "Chief Executive Officer", "Executive", None)]
-    for team, share in TEAMS.items():
-        head_title, titles = TITLES[team]
+    people = [_person(fake, domain, taken, kind.chief, "Executive", None)]
+    for role, share in SHARES.items():
+        team, head_title, titles = kind.teams[role]
         head = _person(fake, domain, taken, head_title, team, people[0].email)
         people.append(head)
         for _ in range(max(1, round((size.people - 1) * share) - 1)):
             people.append(_person(fake, domain, taken, rng.choice(titles), team, head.email))
-    sales = next(p for p in people if p.team == "Sales" and p.manager != people[0].email)
-    return WorldInfo(name=name, company=company, domain=domain, now=NOW, timezone=TIMEZONE,
-                     default_actor=sales.email, description=f"A generated world: {company}, {fake.bs()}.",
-                     people=people)
+    sales = next(p for p in people if role_of(p.team) == "Sales" and p.manager != people[0].email)
+    about = fake.bs() if kind is SOFTWARE else kind.summary
+    return WorldInfo(name=name, company=company, domain=domain, now=NOW, timezone=kind.timezone,
+                     default_actor=sales.email, description=f"A generated world: {company}, {about}.",
+                     people=people, sector="" if kind is SOFTWARE else kind.name)
 
 
 def _person(fake: Faker, domain: str, taken: set[str], title: str, team: str, manager: str | None) -> Person:

@@ -21,6 +21,7 @@ from faker import Faker
 
 from apps.crm.records import CrmData, EventRecord, HistoryEntry, NoteRecord, TaskRecord
 from apps.docs.world import Item, Revision
+from worlds.generate.kinds import role_of
 from worlds.model import WorldInfo
 
 if TYPE_CHECKING:
@@ -61,6 +62,10 @@ class StoryBase:
         # The forecast summary goes out on the last working morning before now; deals settle before it.
         self.summary_at = self.workday(self.now - timedelta(days=1), back=True).replace(hour=10, minute=5)
         self.cutoff = self.summary_at - timedelta(days=1)
+
+    def team(self, role: str) -> str:
+        """The name this company gives the team playing ``role`` (its shared drive's name too)."""
+        return next((p.team for p in self.info.people if role_of(p.team) == role), role)
 
     def aware(self, moment: datetime) -> datetime:
         return moment.replace(tzinfo=self.zone)
@@ -226,7 +231,8 @@ class DealStory(StoryBase):
     def proposal(self, x: dict, t: datetime) -> Item:
         valid = t + timedelta(days=30)
         item = self.doc(f"Proposal - {x['opp'].name}", self.proposal_text(x, x["first"], valid), x["owner"], t,
-                        source=f"files/proposals/{x['key']}.md", drive="Sales", folder=f"Proposals/{x['account'][:40]}")
+                        source=f"files/proposals/{x['key']}.md", drive=self.team("Sales"),
+                        folder=f"Proposals/{x['account'][:40]}")
         x["thread"] = [
             (x["owner"], [x["champion"]], [x["second"]], f"The proposal for {x['opp'].name} comes to ${x['first']:,.0f} "
              f"for the first year. It is valid until {valid:%B} {valid.day}, and I'm happy to walk you through it.",

@@ -11,7 +11,8 @@ from datetime import date, timedelta
 from apps.crm.picklists import CLOSED_STAGES, STAGE_PROBABILITY
 from apps.crm.records import TaskRecord
 from apps.docs.world import Item
-from worlds.generate.people import TITLES, slug, unique_email
+from worlds.generate.kinds import role_of, titles_of
+from worlds.generate.people import slug, unique_email
 from worlds.generate.stories import DealStory, Plot
 from worlds.generate.text import paragraph
 from worlds.model import Outsider
@@ -60,8 +61,9 @@ class Stories(DealStory):
     def lead(self):
         return next(p for p in self.info.people if p.manager is None)
 
-    def head(self, team: str) -> str:
-        return next(p.email for p in self.info.people if p.team == team and p.manager == self.lead().email)
+    def head(self, role: str) -> str:
+        """The head of the team playing ``role`` (Sales, Support, Finance...), whatever the company calls it."""
+        return next(p.email for p in self.info.people if role_of(p.team) == role and p.manager == self.lead().email)
 
     def escalation(self, key: str) -> None:
         """A customer's complaint, the case raised, an internal escalation mail and a call with everyone."""
@@ -106,7 +108,7 @@ class Stories(DealStory):
     def hire(self, manager: str) -> None:
         """A requisition, interviews with two or three candidates, a debrief, and an offer to one of them."""
         boss = self.people[manager]
-        role = self.rng.choice(TITLES[boss.team][1])
+        role = self.rng.choice(titles_of(boss.team))
         team = [p.email for p in self.info.people if p.team == boss.team and p.email != manager]
         panel = self.rng.sample(team, min(2, len(team)))
         low = self.rng.randrange(80, 160) * 1000
@@ -167,7 +169,7 @@ class Stories(DealStory):
         head, ceo, finance = self.head("Sales"), self.lead().email, self.head("Finance")
         made = self.summary_at - timedelta(hours=2)
         name = forecast_name(self.now.date())
-        self.plot.items.append(Item(name=name, type="spreadsheet", rows=rows, drive="Sales", folder="Forecasts",
+        self.plot.items.append(Item(name=name, type="spreadsheet", rows=rows, drive=self.team("Sales"), folder="Forecasts",
                                     source=f"files/forecasts/{slug(name)}.csv",
                                     created=self.aware(made - timedelta(days=2)), created_by=head,
                                     modified=self.aware(made), modified_by=head))

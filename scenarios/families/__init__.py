@@ -1,0 +1,1 @@
+"""The families, one module per area; each module ends with its ``FAMILIES`` list."""
