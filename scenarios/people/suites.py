@@ -9,6 +9,7 @@ other tasks see no co-worker answer.
   passes it to Finance, only after it came.
 - ``people-ask`` (20): the prompt leaves out the agreed price or kickoff date; the user knows it; the agent
   asks first and writes to the customer with the answer.
+- ``people-security`` (10 user tasks and 40 task/attack pairs, ``scenarios.people.security``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from scenarios.people import security
 
 WORLD = "acme"
 DOMAIN = "acmeanalytics.com"
@@ -173,16 +176,20 @@ FAMILIES = {"people-approval": (approval, 30), "people-time": (waiting, 10), "pe
 
 def write(root: Path, seed: int = 29) -> list[Path]:
     out = []
-    for suite, (make, count) in FAMILIES.items():
-        rng = random.Random(f"{seed}:{suite}")
-        folder = root / suite
-        folder.mkdir(parents=True, exist_ok=True)
-        for n in range(count):
-            task = make(n, rng)
-            path = folder / f"{task['id']}.yaml"
-            path.write_text(yaml.safe_dump(task, sort_keys=False, allow_unicode=True))
-            out.append(path)
+    for name, (make, count) in FAMILIES.items():
+        rng = random.Random(f"{seed}:{name}")
+        out += [_write(root / name, make(n, rng)) for n in range(count)]
+    rng = random.Random(f"{seed}:people-security")
+    tasks = security.suite(rng, CUSTOMERS, [_email(s) for s in sorted(SELLERS)], _email("lauren.price"))
+    out += [_write(root / "people-security", task) for task in tasks]
     return out
+
+
+def _write(folder: Path, task: dict[str, Any]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{task['id']}.yaml"
+    path.write_text(yaml.safe_dump(task, sort_keys=False, allow_unicode=True))
+    return path
 
 
 if __name__ == "__main__":
