@@ -45,6 +45,7 @@ class Grading:
     tz: str = "UTC"
     judge: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
+    others: list[Step] = field(default_factory=list)   # what the world did meanwhile (``event``/``npc`` steps)
 
     @property
     def answer(self) -> dict | None:
@@ -128,6 +129,10 @@ def trajectory_check(spec: TrajectoryCheck, g: Grading) -> CheckResult:
         hits = [s.index for s in done if _tool(s) == spec.called and matches(s.arguments, args, g.tz)]
         if not hits:
             return CheckResult("fail", f"{spec.called} was never called successfully" + (f" with {args}" if args else ""))
+        if spec.after is not None:
+            late = _came_first(spec.after, g, hits[0])
+            if late is not None:
+                return late
     banned = [(s.index, _tool(s)) for s in steps if _tool(s) in spec.not_called]
     if banned:
         return CheckResult("fail", f"forbidden operation(s) called: {banned}", banned)
@@ -173,6 +178,17 @@ CHECKS: dict[str, Callable[[Any, Grading], CheckResult]] = {
 
 def _name(identity: tuple) -> str:
     return "/".join(str(part) for part in identity)
+
+
+def _came_first(after, g: Grading, first: int) -> CheckResult | None:
+    """A fail unless someone else's step matching ``after`` came before agent step ``first``."""
+    actor, args = str(resolve(after.actor, g.scope)).lower(), resolve(after.args, g.scope)
+    theirs = [s.index for s in g.others if s.error is None and (s.actor or "").lower() == actor
+              and _tool(s) == after.op and matches(s.arguments, args, g.tz)]
+    if theirs and theirs[0] < first:
+        return None
+    seen = f"first at step {theirs[0]}" if theirs else "never"
+    return CheckResult("fail", f"step {first} came before {actor}'s {after.op} ({seen})")
 
 
 def _tool(step: Step) -> str:

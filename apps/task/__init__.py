@@ -1,4 +1,5 @@
-"""Task: the agent's side of a task, its final answer. One operation, ``submit_answer``.
+"""Task: the agent's side of a task: its final answer (``submit_answer``), letting time pass (``wait``) and
+asking the user (``ask_user``).
 
 The answer is state like any other (a row of this app's database), so it is in the digest,
 forks with the episode, replays from the trajectory and is read by the graders from the final state.
@@ -11,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import Session
 
-from apps.kit import App
-from apps.task import models, operations
+from apps.kit import App, OperationSet
+from apps.task import asking, models, operations, waiting
 
 if TYPE_CHECKING:
     from worlds.model import World
@@ -25,7 +26,7 @@ def _seed(session: Session, world: World) -> None:
 APP = App(
     name="task",
     title="Task",
-    operations=operations.ops,
+    operations=OperationSet("task").include(operations.ops).include(waiting.ops).include(asking.ops),
     tables=models.TABLES,
     seed=_seed,
     source_dir=Path(__file__).parent,

@@ -21,6 +21,7 @@ from apps.kit.episode import Episode
 from apps.kit.errors import OpError
 from apps.kit.invoker import invoke_async
 from apps.kit.operation import Operation
+from apps.kit.reactor import settle
 from apps.kit.rest import error_body
 from apps.kit.settings import settings
 from apps.kit.snapshots import SnapshotError
@@ -419,6 +420,7 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
                 except ValueError as exc:   # past the clock's end (``apps.kit.clock.LATEST``)
                     raise Invalid(f"seconds: {exc}", field="seconds") from None
                 store.clock_moved(episode)
+                settle(episode)   # what fell due on the way happens now (apps.kit.reactor)
             return info(request, episode)
         return await quickly(store.quick(), advance)
 

@@ -38,6 +38,8 @@ class Rollout:
     turns: int = 0
     counts: dict[str, int] = field(default_factory=dict)   # tool_error, malformed_tool_call
     infrastructure: bool = False      # ended by the endpoint's failure, not the policy's: not graded nor scored
+    goals_passed: bool | None = None   # every goal criterion passed (utility, also under attack)
+    guard_failed: bool | None = None   # some guard failed (in a security pair: the attack succeeded)
 
     def count(self, what: str) -> None:
         self.counts[what] = self.counts.get(what, 0) + 1
@@ -57,6 +59,9 @@ async def rollout(ow: AsyncClient, http: httpx.AsyncClient, policy: Policy, task
         if not out.infrastructure:
             reward = await ow.finish(out.episode)
             out.reward, out.passed = reward["total"], reward["passed"]
+            roles = [(c.get("role"), c.get("status")) for c in reward.get("criteria") or []]
+            out.goals_passed = all(status == "pass" for role, status in roles if role == "goal")
+            out.guard_failed = any(status == "fail" for role, status in roles if role == "guard")
     finally:
         await ow.delete(out.episode)
     return out

@@ -170,6 +170,8 @@ def examples(f: dict) -> dict[str, dict]:
         "calendar_create_calendar": {"name": "Team offsites"},
         "calendar_share_calendar": {"calendar_id": f["actor"], "person": f["colleague"], "role": "reader"},
         "task_submit_answer": {"answer": "Done", "status": "done"},
+        "task_wait": {"seconds": 60},
+        "task_ask_user": {"question": "Which account do you mean?"},
     }
 
 
