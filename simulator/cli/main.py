@@ -68,6 +68,7 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
 
 def _up_inprocess(world: str, host: str, port: int, episode: bool, resume: bool, claim) -> None:
     """``officeworld up`` with the apps in this process, on the port ``claim`` holds."""
+    from simulator.gateway.auth import control_token
     from simulator.gateway.server import build_app, serve
     from simulator.store import memory
     from simulator.tasks.catalog import task_catalog
@@ -100,8 +101,9 @@ def _up_inprocess(world: str, host: str, port: int, episode: bool, resume: bool,
               f" GET {api}/tools lists the operations\n"
               f"  CLI:  export OW_URL={base} OW_EPISODE={ep.id}   (ow is in {Path(sys.executable).parent})",
               file=sys.stderr)
+    token = control_token()   # one made now is printed as a line to export
     print(f"control API: {base}/v1/episodes   (docs: {base}/docs)", file=sys.stderr)
-    app = build_app(store, catalog)
+    app = build_app(store, catalog, token=token)
     claim.close()   # uvicorn binds the port anew at once (``simulator.service.serve.claimed``)
     serve(app, host, port)
 
