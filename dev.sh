@@ -132,5 +132,6 @@ case "${1:-up}" in
   bench) serving; shift || true; exec "$VENV/bin/officeworld" bench "$@" ;;
   freeze) everything; freeze ;;
   check) serving; system; shift || true; exec "$VENV/bin/officeworld" tasks check --report out/tasks-check "$@" ;;
-  *) serving; exec "$VENV/bin/$1" "${@:2}" ;;
+  # A command the serving packages do not have (mypy, pytest): everything.
+  *) serving; [ -x "$VENV/bin/$1" ] || everything; exec "$VENV/bin/$1" "${@:2}" ;;
 esac

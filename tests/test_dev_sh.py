@@ -147,3 +147,13 @@ def test_dev_sh_setup_compiles_the_project_bytecode_and_a_bad_file_does_not_stop
     assert done.returncode == 0 and done.stdout == "hello \n", done.stderr
     compiled = [p.name for p in (repo / "simulator" / "__pycache__").iterdir()]
     assert any(name.startswith("fine.") for name in compiled) and not any(n.startswith("broken.") for n in compiled)
+
+
+def test_dev_sh_a_command_only_the_test_extras_have_installs_everything(tmp_path):
+    repo, dev, calls, log = _sandbox(tmp_path)
+    _script(repo / ".venv" / "bin" / "pip", f'echo "pip $*" >> {log}; case "$*" in *trl*) '
+                                            f'printf "#!/bin/sh\\necho mypy here\\n" > {repo}/.venv/bin/mypy; '
+                                            f'{shutil.which("chmod")} +x {repo}/.venv/bin/mypy;; esac')
+    done = dev("mypy")   # as ./dev.sh mypy on a clone that only served so far: mypy comes with the test extra
+    assert done.returncode == 0 and done.stdout == "mypy here\n", done.stderr
+    assert calls() == ["pip", "pip", "side-pip", "npm"]

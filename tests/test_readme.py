@@ -65,7 +65,7 @@ NOT_RUN = {
     "officeworld run --suite crm --model http://gpu-box:8080/v1 --k 16 --ray auto --actors 16 --out runs/x":
         "needs a Ray cluster and a model endpoint",
     "python examples/learn_from_rewards.py --out runs/learn":
-        "minutes on this CPU; tests/trainers/test_learn_from_rewards.py runs a short seeded version",
+        "about a minute on a shared CPU; tests/trainers/test_learn_from_rewards.py runs a short seeded version",
     "python examples/learn_from_rewards.py --model http://127.0.0.1:8080/v1 --rounds 4 --out runs/learn-llm":
         "needs a model endpoint; the runner it uses is tested in tests/simulator/test_runner.py",
     "python examples/learn_from_rewards.py --trl Qwen/Qwen3-0.6B --rounds 50 --out runs/learn-trl":
