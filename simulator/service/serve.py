@@ -29,16 +29,18 @@ class PortInUse(Exception):
 @contextlib.contextmanager
 def claimed(host: str, port: int) -> Iterator[socket.socket]:
     """Bind ``host:port`` as uvicorn will (``SO_REUSEADDR``, so a port left in TIME_WAIT is free) and hold it
-    inside, or raise ``PortInUse``: ``officeworld up`` claims its port before it announces or creates anything,
-    and lets go only just before the server binds it anew (a few milliseconds; ``serve_in_thread`` says why
-    uvicorn is not handed the socket itself)."""
+    inside, or raise ``PortInUse`` when a server listens there: ``officeworld up`` claims its port before it
+    announces or creates anything, and lets go just before the server binds it anew (``serve_in_thread`` says
+    why uvicorn is not handed the socket itself). The claim does not listen: a client that connects during the
+    start is refused (and retries), where a listening claim reset its connection when it closed. Not yet: two
+    starts at the same moment on one port can both pass the claim (neither listens yet); the later one then
+    fails as before, when uvicorn binds."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            sock.bind((host, port))
-            sock.listen()
+            sock.bind((host, port))   # not listening: a client that connects meanwhile is refused, not reset
         except OSError as error:
             if error.errno == errno.EADDRINUSE:
                 raise PortInUse(host, port) from None

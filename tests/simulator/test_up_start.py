@@ -32,15 +32,19 @@ def test_a_port_in_use_is_named_and_nothing_is_created(backend, tmp_path):
     assert not trajectories.exists() or not any(trajectories.iterdir())   # (processes: this is ./trajectories)
 
 
-def test_a_free_port_is_let_go_for_the_server_to_bind():
+def test_a_claim_is_let_go_for_the_server_to_bind_and_a_listening_one_is_in_use():
     from simulator.service.serve import PortInUse, claimed
 
     with claimed("127.0.0.1", 0) as claim:
         port = claim.getsockname()[1]
+        with pytest.raises(ConnectionRefusedError):   # a client during the start is refused, not reset later
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    with socket.socket() as server:   # the server binds where the claim was, as uvicorn does, and listens
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", port))
+        server.listen()
         with pytest.raises(PortInUse, match=f"port {port} is in use"), claimed("127.0.0.1", port):
             pass
-    with claimed("127.0.0.1", port):   # let go on leaving: free again
-        pass
 
 
 def test_a_token_made_at_start_is_printed_as_an_export_line_that_works(tmp_path):
