@@ -111,6 +111,9 @@ def episode() -> str:
     value = os.environ.get("OW_EPISODE")
     if not value:
         raise Failure("OW_EPISODE is not set: export the id of the episode to act in", 2)
+    if not (value.isascii() and value.isprintable()) or " " in value:   # e.g. the README's ep_… copied as is
+        raise Failure(f"OW_EPISODE is {value!r}, not an episode id: export the id `officeworld up` printed "
+                      f"(ep_ and 16 hex digits, e.g. ep_0c7b0b4df5001993), not the README's placeholder", 2)
     return value
 
 

@@ -53,10 +53,23 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
                                    help="Rebuild the unfinished episodes of the trajectory folder "
                                    "(OFFICEWORLD_TRAJECTORY_DIR) from their files, same ids, before serving")) -> None:
     """Serve the control API, per-episode REST and per-episode MCP (apps in-process, or as services)."""
-    if backend != "inprocess":
-        from simulator.service.deploy import run_backend
+    from simulator.service.serve import PortInUse, claimed
 
-        raise typer.Exit(run_backend(backend, world=world, port=port, first_episode=episode))
+    try:   # the port first: a taken one is said at once, before any banner, episode or trajectory file
+        with claimed(host, port) as claim:
+            if backend != "inprocess":
+                from simulator.service.deploy import run_backend
+
+                raise typer.Exit(run_backend(backend, world=world, port=port, first_episode=episode, claim=claim))
+            _up_inprocess(world, host, port, episode, resume, claim)
+    except PortInUse as taken:
+        print(f"error: {taken}", file=sys.stderr)
+        raise typer.Exit(1) from None
+
+
+def _up_inprocess(world: str, host: str, port: int, episode: bool, resume: bool, claim) -> None:
+    """``officeworld up`` with the apps in this process, on the port ``claim`` holds."""
+    from simulator.gateway.auth import control_token
     from simulator.gateway.server import build_app, serve
     from simulator.store import memory
     from simulator.tasks.catalog import task_catalog
@@ -89,8 +102,11 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
               f" GET {api}/tools lists the operations\n"
               f"  CLI:  export OW_URL={base} OW_EPISODE={ep.id}   (ow is in {Path(sys.executable).parent})",
               file=sys.stderr)
+    token = control_token()   # one made now is printed as a line to export
     print(f"control API: {base}/v1/episodes   (docs: {base}/docs)", file=sys.stderr)
-    serve(build_app(store, catalog), host, port)
+    app = build_app(store, catalog, token=token)
+    claim.close()   # uvicorn binds the port anew at once (``simulator.service.serve.claimed``)
+    serve(app, host, port)
 
 
 @cli.command("app-service")

@@ -183,7 +183,8 @@ def check(targets: list[str] = typer.Argument(None, help="Suites or task ids (de
                                  param_hint="--surfaces")
     root = root or SUITES_DIR
     try:
-        data, results = run_check(root, targets or [], names, ow_all, top_up, everything=everything, sample=sample)
+        data, results = run_check(root, targets or [], names, ow_all, top_up, everything=everything, sample=sample,
+                                  progress=lambda line: typer.echo(line, err=True))
     except TaskFileError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(1) from None

@@ -128,6 +128,8 @@ def _print_table(result: dict) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from simulator.console import print_whole
+
     k = result["k"]
     keys = ["reward_mean", "pass@1", f"pass@{k}", f"pass^{k}"]
     table = Table("task", "passed", *keys, "class", title=f"run {result['run']} (k={k})")
@@ -135,7 +137,7 @@ def _print_table(result: dict) -> None:
         table.add_row(task_id, f"{m['passed']}/{m['samples']}", *(f"{m[key]:.2f}" for key in keys), m["class"])
     s = result["suite"]
     table.add_row("suite", f"{s['tasks']} task(s)", *(f"{s[key]:.2f}" for key in keys), "", style="bold")
-    Console().print(table)
+    print_whole(table)
     if result["failures"]:
         Console().print("failures: " + ", ".join(f"{why} {n}" for why, n in sorted(result["failures"].items())))
     if result.get("infrastructure"):

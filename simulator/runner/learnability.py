@@ -101,14 +101,16 @@ def _print(summary: dict) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from simulator.console import print_whole
+
     k = summary["k"]
     table = Table("task", "passed", "pass@1", f"pass@{k}", "spread", "verdict", title=f"learnability (k={k})")
     order = {"learnable": 0, "never": 1, "always": 2}
     for task_id, m in sorted(summary["tasks"].items(), key=lambda item: (order[item[1]["flag"]], item[0])):
         table.add_row(task_id, f"{m['passed']}/{m['samples']}", f"{m['pass@1']:.2f}", f"{m[f'pass@{k}']:.2f}",
                       f"{m['reward_spread']:.2f}", m["verdict"], style="green" if m["flag"] == "learnable" else None)
+    print_whole(table)
     console = Console()
-    console.print(table)
     console.print(f"train on {len(summary['train_on'])}, cannot learn {len(summary['cannot_learn'])}, "
                   f"already solved {len(summary['already_solved'])}")
     if summary["failures"]:
