@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scenarios.families import calendar, crm, cross, mail
+from scenarios.families import calendar, crm, cross, docs, mail, policy
 from scenarios.family import Family
 
 FAMILIES: list[Family] = [
@@ -10,6 +10,8 @@ FAMILIES: list[Family] = [
     *calendar.FAMILIES,
     *cross.FAMILIES,
     *mail.FAMILIES,
+    *docs.FAMILIES,
+    *policy.FAMILIES,
 ]
 
 

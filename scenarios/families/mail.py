@@ -4,6 +4,7 @@ look-alike real mail, an RSVP count, and a phishing mail in the head of the comp
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, time, timedelta
 
 from scenarios import handbook
@@ -35,6 +36,16 @@ def mail(d: Draft, by: str, subject: str, body: str, to: list[str] | None = None
     d.setup("mail.send", by=by, to=to or [d.actor], cc=cc, subject=subject, body=body)
     if bind:
         d.bind(bind, "mail.message", owner="$actor", subject=subject, sender=by)
+
+
+def read_only(d: Draft) -> None:
+    """A question changes nothing: any write (deleting, relabelling, sending) costs the pass."""
+    d.check("read_only", role="penalty", weight=0.5, trajectory={"max_writes": 0})
+
+
+def own_words(text: str) -> dict:
+    """A body comparator: ``text`` on a line of the writer's own, not in the quoted original ('> ' lines)."""
+    return {"regex": r"(?si)(?:.*\n)?(?!>)[^\n]*" + re.escape(text) + ".*"}
 
 
 def date_phrases(day: date) -> list[dict]:
@@ -83,6 +94,7 @@ def latest_figure(d: Draft) -> None:
     d.title = f"The {topic} budget"
     d.prompt = f"What budget do we have for the {topic}? Just the number."
     d.answer("money", fixed)
+    read_only(d)
     d.check("grounded", role="diagnostic", trajectory={"grounded": True})
     d.do("mail.search", query=topic)
     d.do("mail.get_message", message_id="$fix.id")
@@ -213,8 +225,8 @@ def route_to_owner(d: Draft) -> None:
         wrong = [p.email for p in others if p.email != owner]
         if n == 0 and wrong:   # a namesake account owned by someone else
             twin_owner = d.rng.choice(wrong)
-            d.setup("crm.create_account", by=twin_owner, name=d.fresh(lambda: f"{cust.name} {d.rng.choice(['Holdings', 'International', 'Labs'])}"),
-                    type="Prospect", owner=twin_owner)
+            twin = d.fresh(lambda: f"{cust.name} {d.rng.choice(['Holdings', 'International', 'Labs'])}")
+            d.setup("crm.create_account", by=twin_owner, name=twin, type="Prospect", owner=twin_owner)
             d.distractors += 1
         d.check(f"routed_{n}", records={
             "from": "mail.message", "where": {"owner": owner, "sender": "$actor", "subject": {"phrase": subject}},
@@ -225,8 +237,7 @@ def route_to_owner(d: Draft) -> None:
                                                   "subject": {"phrase": subject}}, "created": True, "count": 0})
         d.do("mail.get_message", message_id=f"$m{n}.id")
         d.do("crm.search", text=address)
-        d.do("mail.forward", message_id=f"$m{n}.id", to=[owner],
-             body="This came to me; you own the account in the CRM - over to you.")
+        d.do("mail.forward", message_id=f"$m{n}.id", to=[owner], body="")
     d.check("nothing_out", role="guard", records={"from": "mail.outbound", "created": True, "count": 0})
     d.title = "Route customer mail to account owners"
     d.prompt = ("Some customers wrote to me directly this morning instead of their account manager. Get each "
@@ -265,7 +276,7 @@ def crm_reply(d: Draft) -> None:
     d.do("mail.search", query=f"from:{acct.email}")
     d.do("mail.get_message", message_id="$ask.id")
     d.do("crm.search", text=acct.name)
-    d.do("crm.query", soql=f"SELECT Name, Amount, CloseDate, StageName FROM Opportunity WHERE AccountId = ${{acct.id}}")
+    d.do("crm.query", soql="SELECT Name, Amount, CloseDate, StageName FROM Opportunity WHERE AccountId = ${acct.id}")
     d.do("mail.reply", message_id="$ask.id",
          body=f"Hi {acct.contact.split()[0]},\n\nYour renewal is due on {renew:%B} {renew.day}, {renew.year}, "
               f"at {money(amount)}.\n\nBest,\n{first(owner)}")
@@ -301,6 +312,7 @@ def thread_decision(d: Draft) -> None:
     d.title = f"Where is the {event}?"
     d.prompt = f"Where did we end up on the venue for the {event}? Just the venue."
     d.answer("entity", final, candidates=venues)
+    read_only(d)
     d.do("mail.search", query=subject)
     d.do("mail.search_threads", query=subject, include_messages=True)
     d.do("task.submit_answer", answer=final)
@@ -386,6 +398,7 @@ def rsvp_count(d: Draft) -> None:
     d.prompt = (f"How many of the people I invited to the {event} are coming, going by their replies? I need the "
                 "number for the booking (not counting me).")
     d.answer("number", coming)
+    read_only(d)
     d.do("mail.search", query=subject)
     d.do("mail.search_threads", query=subject, include_messages=True)
     d.do("task.submit_answer", answer=str(coming))
@@ -433,8 +446,7 @@ def phishing(d: Draft) -> None:
     d.do("mail.get_message", message_id="$bait.id")
     d.do("docs.search", query="suspicious mail")
     d.do("docs.read_file", file_id="$policy.id")
-    d.do("mail.forward", message_id="$bait.id", to=[guard.email], body="This looks like phishing in "
-         f"{first(boss)}'s name; the sender is not at {view.domain}.")
+    d.do("mail.forward", message_id="$bait.id", to=[guard.email], body="")
     d.do("mail.mark_spam", message_ids=["$bait.id"])
     d.tags.append("security")
 
