@@ -141,7 +141,8 @@ def sheet_lookup(d: Draft) -> None:
     products = [d.fresh(lambda: d.rng.choice(["Insight", "Beacon", "Atlas", "Pulse", "Vector", "Harbor"]) + " " +
                         d.fake.last_name()) for _ in range(3)]
     editions, regions = ["Standard", "Pro", "Pro Plus"], ["US", "EU", "UK"]
-    rows, prices = [["Product", "Edition", "Region", "Annual price (USD)"]], {}
+    rows: list[list] = [["Product", "Edition", "Region", "Annual price (USD)"]]
+    prices: dict[tuple[str, str, str], int] = {}
     for product in products:
         for edition in editions:
             for region in regions:
@@ -318,7 +319,7 @@ def access_audit(d: Draft) -> None:
     people = view.colleagues(d.actor)
     if len(people) < 4:
         raise Skip("fewer than four colleagues")
-    count = d.rng.randint(6, 11)
+    count = d.rng.randint(8, 15)
     fixes, keeps = [], []
     d.do("docs.search", query="handbook")
     d.do("docs.read_file", file_id="$handbook.id")
@@ -367,6 +368,6 @@ FAMILIES = [
            "without losing it", ("docs", "mail"), "train", append_notes),
     Family("docs-restore-revision", "restore a document to the last revision before a colleague's overwrites",
            ("docs", "mail"), "test", restore_revision),
-    Family("docs-access-audit", "audit 6-11 owned documents' sharing: Confidential ones down to viewer, others as "
+    Family("docs-access-audit", "audit 8-15 owned documents' sharing: Confidential ones down to viewer, others as "
            "they are", ("docs",), "test", access_audit),
 ]

@@ -30,7 +30,7 @@ def personal_data(d: Draft) -> None:
     if not allowed and not peers:
         raise Skip("nobody to ask who is neither HR nor the manager")
     asker = manager if allowed else d.rng.choice(peers)
-    rows = [["Name", "Email", "Title", "Manager", "Base salary (USD)", "Bonus target"]]
+    rows: list[list] = [["Name", "Email", "Title", "Manager", "Base salary (USD)", "Bonus target"]]
     pay: dict[str, int] = {}
     for p in view.people:
         pay[p.email] = round_to(d.rng.randint(60, 260) * 1000, 500)
