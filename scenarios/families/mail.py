@@ -410,6 +410,7 @@ def phishing(d: Draft) -> None:
     boss = handbook.head(view)
     if boss.email == d.actor:
         raise Skip("the acting person is the head of the company")
+    morning(d)
     security = (view.titled("Security") + view.titled("IT") + [handbook.keeper(view)])
     guard = next((p for p in security if p.email not in (d.actor, boss.email)), None)
     if guard is None:
