@@ -90,18 +90,19 @@ def expense_log(d: Draft) -> None:
         over = d.rng.random() < 0.4
         each = d.rng.randint(rules.meal_cap + 3, rules.meal_cap + 40) if over else d.rng.randint(25, rules.meal_cap - 2)
         amount = round(diners * each + d.rng.randint(0, 99) / 100 * (not over), 2)
+        party = f"{diners} {'person' if diners == 1 else 'people'}"
         place = d.fresh(lambda: f"{d.fake.last_name()}'s {d.rng.choice(['Grill', 'Bistro', 'Kitchen', 'Trattoria'])}")
         day = start + timedelta(days=offset)
         if n == fixed_at:   # a receipt sent wrong, then corrected
             wrong = round(amount * 0.8 + 11, 2)
-            mail(d, who.email, f"Receipt: {place}", f"Hi,\n\nMeal at {place} on {day:%B} {day.day}, {diners} people, "
+            mail(d, who.email, f"Receipt: {place}", f"Hi,\n\nMeal at {place} on {day:%B} {day.day}, {party}, "
                  f"total {money(wrong)}.\n\n{first(who)}", bind=f"w{n}")
             mail(d, who.email, f"Corrected receipt: {place}", bind=f"e{n}", body=
                  f"Sorry, wrong figure in my last mail: the {place} total was {money(amount)}, not {money(wrong)}.\n\n"
                  f"{first(who)}")
             d.distractors += 1
         else:
-            mail(d, who.email, f"Receipt: {place}", f"Hi,\n\nMeal at {place} on {day:%B} {day.day}, {diners} people, "
+            mail(d, who.email, f"Receipt: {place}", f"Hi,\n\nMeal at {place} on {day:%B} {day.day}, {party}, "
                  f"total {money(amount)}.\n\n{first(who)}", bind=f"e{n}")
         emails.append(who.email)
         rows.append([day.isoformat(), who.name, place, diners, amount,
