@@ -294,28 +294,35 @@ def thread_decision(d: Draft) -> None:
               d.rng.sample(["Lodge", "Hall", "Manor", "Conference Center", "Farmhouse", "Boathouse"], 4)]
     subject = f"{event} venue"
     people = [d.actor] + [p.email for p in voices]
-    flips = d.rng.randint(1, 2)
-    say = [(lead, f"Proposal: {venues[0]} for the {event}. Objections by Friday?"),
-           (voices[0], f"{venues[0]} is far for half the team. What about {venues[1]}?"),
-           (lead, f"Fair point - let's go with {venues[1]}. Decided.")]
-    final = venues[1]
-    if flips == 2:
+    days = sorted(d.rng.sample(d.view.workdays(d.view.today + timedelta(days=28), 20), 2))
+    when = [f"{day:%A}, {day:%B} {day.day}, {day.year}" for day in days]
+    say = [(lead, f"Proposal: {venues[0]} on {when[0]} for the {event}. Objections by Friday?"),
+           (voices[0], f"{venues[0]} is far for half the team. What about {venues[1]}? The date works for me."),
+           (lead, f"Fair point - {venues[1]} on {when[0]} it is. Decided.")]
+    final, day = venues[1], days[0]
+    turn = d.rng.choice(["none", "venue", "date"])
+    if turn == "venue":
         say += [(voices[1], f"Heads-up: {venues[1]} just told me they are closed for renovation that week."),
-                (lead, f"Change of plan then: I've booked {venues[2]}. That's final.")]
-        final = venues[2]
-    say.append((voices[1] if flips == 1 else voices[0],
-                f"Great. For next year we could look at {venues[3]}, it has a lake."))
+                (lead, f"Change of plan then: I've booked {venues[2]} on {when[1]} instead. That's final.")]
+        final, day = venues[2], days[1]
+    elif turn == "date":
+        say += [(voices[1], f"{when[0]} clashes with the board meeting. Could we do {when[1]}?"),
+                (lead, f"Yes - {venues[1]} on {when[1]} then. Final.")]
+        day = days[1]
+    say.append((voices[0], f"Great. For next year we could look at {venues[3]}, it has a lake."))
     for n, (who, text) in enumerate(say):
         d.setup("mail.send", by=who.email, to=[p for p in people + [lead.email] if p != who.email],
                 subject=subject if n == 0 else f"Re: {subject}", body=f"{text}\n\n{first(who)}")
-    d.distractors = len(venues) - 1
+    d.distractors = len(venues) - 1 + (turn != "none")
     d.title = f"Where is the {event}?"
-    d.prompt = f"Where did we end up on the venue for the {event}? Just the venue."
-    d.answer("entity", final, candidates=venues)
+    d.prompt = (f"Where and when is the {event}, as finally decided? Give me the venue and the full date "
+                "(with the year).")
+    d.answer("entity", final, candidates=venues, id="venue")
+    d.answer("date", day, id="date")
     read_only(d)
     d.do("mail.search", query=subject)
     d.do("mail.search_threads", query=subject, include_messages=True)
-    d.do("task.submit_answer", answer=final)
+    d.do("task.submit_answer", answer=f"{final}, {day:%B} {day.day}, {day.year}")
 
 
 # 6. Clean up newsletters, leaving look-alike real mail.
