@@ -113,10 +113,13 @@ def travel_approval(d: Draft) -> None:
         d.check("asked_manager", records={
             "from": "mail.message", "where": {"owner": boss.email, "sender": "$actor"}, "created": True,
             "count": {"min": 1}, "expect": {"body": {"any_of": money_phrases(total)}}})
+        d.check("names_trip", records={
+            "from": "mail.message", "where": {"owner": boss.email, "sender": "$actor"}, "created": True,
+            "count": {"min": 1}, "expect": {"body": {"phrase": city}}})
         d.check("not_booked", role="guard", records={"from": "mail.message", "where": {
             "owner": desk.email, "sender": "$actor"}, "created": True, "count": 0})
         d.do("mail.forward", message_id="$quote.id", to=[boss.email],
-             body=f"Estimated total {money(total)} with {cheap}: over the travel policy's limit, so I need your "
+             body=f"Estimated total {money(total)}: over the travel policy's limit, so I need your "
                   "approval before booking. Can you approve?")
         d.tags.append("approval")
         return
