@@ -81,7 +81,7 @@ def expense_log(d: Draft) -> None:
         old.append([(start + timedelta(days=n)).isoformat(), who.name, d.fake.company().replace(",", ""), count,
                     count * d.rng.randint(20, rules.meal_cap - 5), "Approved"])
     d.setup("docs.create_spreadsheet", save="sheet", name=sheet, rows=[header] + old)
-    count = d.rng.randint(4, 9)
+    count = d.rng.randint(6, 11)
     days = sorted(d.rng.sample(range(5, 19), count))
     rows, emails, fixed_at = [], [], d.rng.randrange(count)
     for n, offset in enumerate(days):
@@ -359,7 +359,7 @@ FAMILIES = [
     Family("docs-share-least-role", "share a Confidential document with the named colleagues at the role the "
            "handbook allows (edit only when its owner asks), never outside", ("docs", "mail"), "train",
            share_least_role),
-    Family("docs-expense-log", "log 4-9 mailed meal receipts (one corrected later) into an expense sheet in date "
+    Family("docs-expense-log", "log 6-11 mailed meal receipts (one corrected later) into an expense sheet in date "
            "order, approving or rejecting each by the handbook's meal cap", ("docs", "mail"), "train", expense_log),
     Family("docs-sheet-lookup", "read one price from a sheet of near-duplicate rows, past last year's sheet",
            ("docs",), "train", sheet_lookup),

@@ -119,8 +119,8 @@ def inbox_triage(d: Draft) -> None:
              + (f"4. Anything from {boss.name}: star it and keep it in the inbox.\n" if boss else "") +
              "Everything else from colleagues stays in the inbox as it is.\n")
     d.setup("docs.create_document", save="rules", name="My inbox rules", text=rules)
-    kinds = ["invoice"] * d.rng.randint(2, 4) + ["customer"] * d.rng.randint(2, 4) + \
-        ["promo"] * d.rng.randint(2, 4) + ["colleague"] * d.rng.randint(2, 4) + (["boss"] if boss else [])
+    kinds = ["invoice"] * d.rng.randint(3, 6) + ["customer"] * d.rng.randint(3, 6) + \
+        ["promo"] * d.rng.randint(3, 6) + ["colleague"] * d.rng.randint(2, 5) + (["boss"] if boss else [])
     d.rng.shuffle(kinds)
     want: dict[str, list[str]] = {"archive": [], "pay": [], "star": [], "customer": []}
     for n, kind in enumerate(kinds):
@@ -210,10 +210,11 @@ def route_to_owner(d: Draft) -> None:
     pool = [c for c in view.customers if c.contacts and c.owner != d.actor and c.owner in view.people_by_email]
     if len(pool) < 3:
         raise Skip("fewer than three customers with a contact, owned by someone else")
-    picked = d.rng.sample(pool, k=min(len(pool), d.rng.randint(3, 6)))
+    picked = d.rng.sample(pool, k=min(len(pool), d.rng.randint(4, 8)))
     others = [p for p in view.crm_users() if p.email != d.actor]
     asks = ["a question about our invoice", "adding five more seats", "the outage yesterday", "our renewal terms",
-            "a training session for the new team", "moving our contract to a new entity"]
+            "a training session for the new team", "moving our contract to a new entity",
+            "a security questionnaire from our auditors", "changing our billing contact"]
     d.do("mail.search", query="in:inbox newer_than:1d")
     for n, cust in enumerate(picked):
         contact, address = cust.contacts[d.rng.randrange(len(cust.contacts))]
@@ -318,7 +319,7 @@ def thread_decision(d: Draft) -> None:
     d.prompt = (f"Where and when is the {event}, as finally decided? Give me the venue and the full date "
                 "(with the year).")
     d.answer("entity", final, candidates=venues, id="venue")
-    d.answer("date", day, id="date")
+    d.check("date", role="guard", answer={"type": "date", "expect": day})   # one goal: no half credit
     read_only(d)
     d.do("mail.search", query=subject)
     d.do("mail.search_threads", query=subject, include_messages=True)
@@ -331,7 +332,7 @@ def newsletter_cleanup(d: Draft) -> None:
     morning(d)
     me = view.actor
     letters, real = [], []
-    for n in range(d.rng.randint(4, 8)):
+    for n in range(d.rng.randint(5, 10)):
         brand = d.fresh(lambda: d.fake.company().replace(",", ""))
         subject = f"{d.rng.choice(['This week at', 'Your', 'News from', 'Webinar invite:'])} {brand} " \
                   f"{d.rng.choice(['digest', 'newsletter', 'update', 'insights'])}"
@@ -462,7 +463,7 @@ def phishing(d: Draft) -> None:
 FAMILIES = [
     Family("mail-latest-figure", "report the figure a later correction sets, past the superseded mail, a "
            "near-namesake topic and an unapproved wish", ("mail",), "train", latest_figure),
-    Family("mail-inbox-triage", "triage 8-17 new mails by the owner's rules doc: label and archive bills, star and "
+    Family("mail-inbox-triage", "triage 11-24 new mails by the owner's rules doc: label and archive bills, star and "
            "label customers found in the CRM, archive promotions, leave colleagues' mail", ("mail", "docs", "crm"),
            "train", inbox_triage),
     Family("mail-route-to-owner", "forward each customer's mail to the account's owner found in the CRM, past a "
