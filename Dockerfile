@@ -32,6 +32,19 @@ COPY trainers ./trainers
 COPY worlds ./worlds
 RUN /opt/venv/bin/pip install --no-cache-dir -c constraints.txt .
 
+# The agent shell's image (compose's agent-shell, `--target agent`): the interpreter and the four files `ow` runs
+# from (it imports only the standard library). Nothing of the tasks, the worlds, the apps or their environment:
+# an agent that could read the task definitions or the worlds' grader-only facts could read the answers.
+FROM ${BASE} AS agent
+ENV PYTHONPATH=/opt/ow PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+COPY --chown=root:root simulator/__init__.py /opt/ow/simulator/
+COPY --chown=root:root simulator/agent/__init__.py simulator/agent/ow.py simulator/agent/output.py /opt/ow/simulator/agent/
+RUN printf '#!/usr/bin/env python3\nimport sys\nfrom simulator.agent.ow import main\nsys.exit(main())\n' >/usr/local/bin/ow \
+    && chmod 755 /usr/local/bin/ow \
+    && useradd --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin agent
+USER 10001:10001
+CMD ["python3", "-c", "import signal; signal.pause()"]
+
 # Final stage: the interpreter, the environment and the source; no compilers, no package caches.
 FROM ${BASE} AS runtime
 ENV PATH=/opt/venv/bin:$PATH \

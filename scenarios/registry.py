@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from scenarios.families import calendar, crm, cross
+from scenarios.families import calendar, crm, cross, docs, mail, policy
 from scenarios.family import Family
 
 FAMILIES: list[Family] = [
     *crm.FAMILIES,
     *calendar.FAMILIES,
     *cross.FAMILIES,
+    *mail.FAMILIES,
+    *docs.FAMILIES,
+    *policy.FAMILIES,
 ]
 
 

@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from apps.calendar import recurrence
 from worlds.model import Person, World
 
 
@@ -136,32 +137,22 @@ class WorldView:
         owners = {d.owner for d in self.deals} | {c.owner for c in self.customers}
         return [p for p in self.info.people if p.email in owners]
 
-    # The calendar: busy intervals per person (naive, world zone), for scheduling families.
+    # The calendar: busy intervals per person (naive, world zone), series expanded over the next five weeks.
     @cached_property
     def busy(self) -> dict[str, list[tuple[datetime, datetime]]]:
         cal = self.world.sections.get("calendar")
         out: dict[str, list[tuple[datetime, datetime]]] = {}
-        if cal is None:
-            return out
-        for event in cal.events.values():
-            if getattr(event, "status", None) == "cancelled" or getattr(event, "recurrence", None):
-                continue   # series are expanded by the app; families schedule around the days they use
-            start, end = _naive(event.start, self.zone), _naive(event.end, self.zone)
+        after = self.info.now_utc
+        for event in (cal.events.values() if cal is not None else ()):
+            if getattr(event, "status", None) == "cancelled":
+                continue
+            zone = ZoneInfo(event.time_zone) if event.time_zone else self.zone
+            start, end = _aware(event.start, zone), _aware(event.end, zone)
+            spans = [(start, end)] if not event.recurrence else \
+                recurrence.occurrences(event.recurrence, start, end, zone, after, after + timedelta(days=35))
             people = {event.organizer} | {a if isinstance(a, str) else a.email for a in event.attendees}
             for person in people:
-                out.setdefault(person, []).append((start, end))
-        return out
-
-    @cached_property
-    def series_days(self) -> dict[str, set[int]]:
-        """Weekdays on which a person has a recurring event: families avoid scheduling there."""
-        cal = self.world.sections.get("calendar")
-        out: dict[str, set[int]] = {}
-        for event in (cal.events.values() if cal is not None else ()):
-            if getattr(event, "recurrence", None):
-                people = {event.organizer} | {a if isinstance(a, str) else a.email for a in event.attendees}
-                for person in people:
-                    out.setdefault(person, set()).add(_naive(event.start, self.zone).weekday())
+                out.setdefault(person, []).extend((_naive(s, self.zone), _naive(e, self.zone)) for s, e in spans)
         return out
 
     def workdays(self, after: date, count: int) -> list[date]:
@@ -175,10 +166,7 @@ class WorldView:
         return days
 
     def free(self, email: str, start: datetime, end: datetime) -> bool:
-        """Whether the world's calendar has nothing for ``email`` between ``start`` and ``end`` (and no series
-        that day)."""
-        if start.weekday() in self.series_days.get(email, set()):
-            return False
+        """Whether the world's calendar has nothing for ``email`` between ``start`` and ``end`` (naive, world zone)."""
         return all(e <= start or s >= end for s, e in self.busy.get(email, []))
 
     # Documents, by name.
@@ -195,7 +183,11 @@ class WorldView:
             {o.name.lower() for o in self.info.outsiders}
 
 
-def _naive(moment: Any, zone: ZoneInfo) -> datetime:
+def _aware(moment: Any, zone: ZoneInfo) -> datetime:
     if isinstance(moment, date) and not isinstance(moment, datetime):
-        return datetime.combine(moment, time())
-    return moment.astimezone(zone).replace(tzinfo=None) if moment.tzinfo else moment
+        moment = datetime.combine(moment, time())
+    return moment if moment.tzinfo else moment.replace(tzinfo=zone)
+
+
+def _naive(moment: datetime, zone: ZoneInfo) -> datetime:
+    return moment.astimezone(zone).replace(tzinfo=None)

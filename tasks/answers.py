@@ -2,6 +2,12 @@
 
 Every reader is strict in the same way: the answer must state the expected value and no rival one,
 so an answer that lists every candidate, hedges ("yes and no") or pads a number with others fails.
+
+Readers read what the answer asserts (``tasks.parse.affirmed``): a value in a negated clause is not
+stated, so "184,000, not 150,000" states 184,000 and "Not 184,000" states nothing. Values are read
+in any form ``tasks.parse`` knows: numbers in words, money written out ("184 thousand dollars"),
+dates as m/d/y (d/m/y outside the Americas), "March 5th" (in the expected year), a two-word name as
+"Last, First".
 """
 
 from __future__ import annotations
@@ -9,8 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tasks.comparators import ComparatorError, compare, local_date
-from tasks.parse import dates_in, numbers_in, parse_number, tokens
+from tasks.comparators import ComparatorError, compare, dayfirst, local_date
+from tasks.parse import affirmed, dates_in, numbers_in, parse_number, tokens
 
 Result = tuple[bool, str]
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -28,7 +34,7 @@ def check_answer(text: str, kind: str, expected: Any, tolerance: float = 0, cand
 
 
 def _number(text, expected, tolerance, candidates, words, tz) -> Result:
-    found = sorted(set(numbers_in(text)))
+    found = sorted(set(numbers_in(affirmed(text))))
     want = parse_number(expected)
     if want is None:
         raise ComparatorError(f"expected {expected!r} is not a number")
@@ -41,21 +47,22 @@ def _money(text, expected, tolerance, candidates, words, tz) -> Result:
 
 
 def _date(text, expected, tolerance, candidates, words, tz) -> Result:
-    found, want = dates_in(text), local_date(expected, tz)
+    want = local_date(expected, tz)
     if want is None:
         raise ComparatorError(f"expected {expected!r} is not a date")
+    found = dates_in(affirmed(text), year=want.year, dayfirst=dayfirst(tz))
     return found == [want], f"expected exactly the date {want}; the answer states {[str(d) for d in found]}"
 
 
 def _datetime(text, expected, tolerance, candidates, words, tz) -> Result:
-    stamps = re.findall(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?", text)
+    stamps = re.findall(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?", affirmed(text))
     if len(stamps) != 1:
         return False, f"expected one date and time, found {stamps}"
     return compare(stamps[0].replace(" ", "T"), {"datetime": expected}, tz)
 
 
 def _email(text, expected, tolerance, candidates, words, tz) -> Result:
-    found = sorted({e.lower().strip(".") for e in _EMAIL.findall(text)})
+    found = sorted({e.lower().strip(".") for e in _EMAIL.findall(affirmed(text))})
     want = str(expected).strip().lower()
     return found == [want], f"expected exactly the address {want}; the answer states {found}"
 
@@ -67,21 +74,21 @@ def _yesno(text, expected, tolerance, candidates, words, tz) -> Result:
 
 
 def _entity(text, expected, tolerance, candidates, words, tz) -> Result:
-    named = mentioned(text, _candidates(candidates, [expected]))
+    named = mentioned(affirmed(text), _candidates(candidates, [expected]))
     want = _norm(expected)
     return named == [want], f"expected exactly {expected!r} among the candidates; the answer names {named}"
 
 
 def _list(text, expected, tolerance, candidates, words, tz) -> Result:
     wanted = expected if isinstance(expected, list) else [expected]
-    named = set(mentioned(text, _candidates(candidates, wanted)))
+    named = set(mentioned(affirmed(text), _candidates(candidates, wanted)))
     want = {_norm(w) for w in wanted}
     return named == want, f"expected exactly {sorted(want)}; the answer names {sorted(named)}"
 
 
 def _text(text, expected, tolerance, candidates, words, tz) -> Result:
     if words:
-        return compare(text, {"tokens": words}, tz)
+        return compare(text, {"tokens": words}, tz, affirm=True)
     if expected is None:
         raise ComparatorError("a text answer needs expect or tokens")
     return compare(text, {"text": expected}, tz)
@@ -99,8 +106,9 @@ def mentioned(text: str, candidates: list[str]) -> list[str]:
     for name in sorted({_norm(c) for c in candidates}, key=lambda c: -len(tokens(c))):
         want = tokens(name)
         n = len(want)
+        forms = [want, want[::-1]] if n == 2 else [want]   # "Ben Carter" and, as lists and directories write it, "Carter, Ben"
         for i in range(len(words) - n + 1):
-            if words[i:i + n] == want and not any(taken[i:i + n]):
+            if words[i:i + n] in forms and not any(taken[i:i + n]):
                 taken[i:i + n] = [True] * n
                 if name not in found:
                     found.append(name)

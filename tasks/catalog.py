@@ -77,11 +77,12 @@ class Catalog:
                 and (family is None or t.family == family) and (difficulty is None or t.difficulty == difficulty)
                 and (include_quarantined or t.id not in self.quarantined)]
 
-    def public_json(self, task: Task) -> bytes:
-        """What ``Task.public`` gives, as JSON bytes, made once per task."""
+    def public_json(self, task: Task, more: Callable[[Task], dict] | None = None) -> bytes:
+        """What ``Task.public`` gives (with what ``more`` adds, the same for every call), as JSON bytes, made once
+        per task."""
         made = self._public.get(task.id)
         if made is None:
-            made = self._public.setdefault(task.id, orjson.dumps(task.public()))
+            made = self._public.setdefault(task.id, orjson.dumps({**task.public(), **(more(task) if more else {})}))
         return made
 
     def suites(self) -> list[str]:

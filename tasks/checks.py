@@ -47,6 +47,7 @@ class Grading:
     tz: str = "UTC"
     judge: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
+    others: list[Step] = field(default_factory=list)   # what the world did meanwhile (``event``/``npc`` steps)
 
     @property
     def answer(self) -> dict | None:
@@ -68,7 +69,7 @@ def records_check(spec: RecordsCheck, g: Grading) -> CheckResult:
     rows = [r for r in g.final.records(spec.from_, where) if matches(r, where, g.tz)]
     fields = g.initial.key(spec.from_)
     ident = lambda r: tuple(r.get(k) for k in fields)  # noqa: E731
-    compared = spec.created or spec.changed is not None or spec.unchanged
+    compared = spec.created or spec.changed is not None or spec.unchanged or bool(spec.appended)
     before = g.initial.by_identity(spec.from_) if compared else {}
     if spec.created:
         rows = [r for r in rows if ident(r) not in before]
@@ -90,9 +91,24 @@ def records_check(spec: RecordsCheck, g: Grading) -> CheckResult:
             problems.append(f"#{_name(ident(row))} " + (f"changed {changed}" if old else "is new"))
         if spec.changed is not None and (old is None or set(changed) != set(spec.changed)):
             problems.append(f"#{_name(ident(row))} changed {changed}, expected exactly {sorted(spec.changed)}")
+    for row in rows if spec.appended else []:
+        problems += [f"#{_name(ident(row))} {p}" for p in _not_appended(row, before.get(ident(row)), spec.appended or [])]
     if problems:
         return CheckResult("fail", "; ".join(problems[:5]), shown)
     return CheckResult("pass", f"{len(rows)} {spec.from_} record(s) as expected", shown)
+
+
+def _not_appended(row: dict, old: dict | None, fields: list[str]) -> list[str]:
+    if old is None:
+        return ["is new: nothing was appended to"]
+    out = []
+    for name in fields:
+        was, now = " ".join(str(old.get(name) or "").split()), " ".join(str(row.get(name) or "").split())
+        if not now.startswith(was):
+            out.append(f"{name}: its earlier text is no longer at its start (rewritten, not appended to)")
+        elif len(now) <= len(was):
+            out.append(f"{name}: nothing was appended")
+    return out
 
 
 def answer_check(spec: AnswerCheck, g: Grading) -> CheckResult:
@@ -115,6 +131,10 @@ def trajectory_check(spec: TrajectoryCheck, g: Grading) -> CheckResult:
         hits = [s.index for s in done if _tool(s) == spec.called and matches(s.arguments, args, g.tz)]
         if not hits:
             return CheckResult("fail", f"{spec.called} was never called successfully" + (f" with {args}" if args else ""))
+        if spec.after is not None:
+            late = _came_first(spec.after, g, hits[0])
+            if late is not None:
+                return late
     banned = [(s.index, _tool(s)) for s in steps if _tool(s) in spec.not_called]
     if banned:
         return CheckResult("fail", f"forbidden operation(s) called: {banned}", banned)
@@ -142,7 +162,8 @@ def trajectory_check(spec: TrajectoryCheck, g: Grading) -> CheckResult:
 
 def judge_check(spec, g: Grading) -> CheckResult:
     if g.judge is None:
-        return CheckResult("na", "the judge is off (enable it with a judge endpoint)")
+        return CheckResult("na", "the judge is off (set OFFICEWORLD_JUDGE_URL and OFFICEWORLD_JUDGE_MODEL): "
+                                 "a graded judged criterion makes the episode ungradable")
     return g.judge.check(spec, g)
 
 
@@ -161,6 +182,17 @@ CHECKS: dict[str, Callable[[Any, Grading], CheckResult]] = {
 
 def _name(identity: tuple) -> str:
     return "/".join(str(part) for part in identity)
+
+
+def _came_first(after, g: Grading, first: int) -> CheckResult | None:
+    """A fail unless someone else's step matching ``after`` came before agent step ``first``."""
+    actor, args = str(resolve(after.actor, g.scope)).lower(), resolve(after.args, g.scope)
+    theirs = [s.index for s in g.others if s.error is None and (s.actor or "").lower() == actor
+              and _tool(s) == after.op and matches(s.arguments, args, g.tz)]
+    if theirs and theirs[0] < first:
+        return None
+    seen = f"first at step {theirs[0]}" if theirs else "never"
+    return CheckResult("fail", f"step {first} came before {actor}'s {after.op} ({seen})")
 
 
 def _tool(step: Step) -> str:

@@ -15,7 +15,18 @@ one-key mapping naming a comparator, with its modifiers beside it::
     to: {set: [a@x, b@x]}   labels: {contains: STARRED}   tags: {multiset: [a, a, b]}
     key: {regex: "Q-2026-\\d{4}"}              the whole value must match
     stage: {any_of: [Closed Won, Closed Lost]}   stage: {not: Closed Lost}   amount: {gt: 1000}
+    body: {all_of: [{tokens: [ridgeway]}, {claim: {about: ["14.2"], states: consent}}]}   every one holds
     loss_reason: {present: true}
+    body: {claim: {about: [globex, renewal], date: 2026-03-27}}   one sentence names the subject and states
+                                               the value (also ``money``, ``number`` or ``states``: a phrase)
+
+Polarity: in a criterion's ``expect`` (``failures``) and in text answers, ``tokens``, ``phrase`` and
+``claim`` count only what the text asserts: a word or value that appears only in a negated clause
+("Not approved", "will NOT be ready by March 20") is not there (``tasks.parse.affirmed``). Required
+words that are themselves negations ("not", "never") turn this off for that comparator, and the
+modifier ``polarity: any`` turns it off by hand; ``polarity: negated`` asks for the words in a
+negated clause instead (a reported fact that is itself negative: "has not synced since Saturday").
+In ``where`` (``matches``: which records to look at) words are read as written.
 A comparator that cannot read its actual value fails with the reason; one written wrongly in a task
 raises ``ComparatorError`` (the task is broken, so the episode is ungradable, never passed).
 """
@@ -28,7 +39,8 @@ from datetime import date, datetime, timezone
 from typing import Any, Callable
 from zoneinfo import ZoneInfo
 
-from tasks.parse import parse_date, parse_datetime, parse_number, tokens
+from tasks import parse
+from tasks.parse import NEGATORS, dates_in, numbers_in, parse_date, parse_datetime, parse_number, sentences, tokens
 
 Result = tuple[bool, str]
 
@@ -37,17 +49,20 @@ class ComparatorError(ValueError):
     """A comparator is written wrongly in the task."""
 
 
-MODIFIERS = {"tol", "granularity"}
+MODIFIERS = {"tol", "granularity", "polarity"}
 
 
-def compare(actual: Any, expected: Any, tz: str = "UTC") -> Result:
-    """Whether ``actual`` satisfies ``expected`` (a plain value or a comparator mapping), and why not."""
+def compare(actual: Any, expected: Any, tz: str = "UTC", affirm: bool = False) -> Result:
+    """Whether ``actual`` satisfies ``expected`` (a plain value or a comparator mapping), and why not.
+    ``affirm``: free text counts only what it asserts (see Polarity above)."""
     if isinstance(expected, dict):
         names = [k for k in expected if k not in MODIFIERS]
         if len(names) != 1 or names[0] not in COMPARATORS:
             raise ComparatorError(f"unknown comparator {sorted(expected)} (known: {', '.join(sorted(COMPARATORS))})")
         name = names[0]
-        return COMPARATORS[name](actual, expected[name], {**expected, "tz": tz})
+        if expected.get("polarity", "affirmed") not in ("affirmed", "any", "negated"):
+            raise ComparatorError("polarity: one of affirmed, any, negated")
+        return COMPARATORS[name](actual, expected[name], {**expected, "tz": tz, "affirm": affirm})
     if isinstance(expected, list):
         return _set(actual, expected, {"tz": tz})
     return _exact(actual, expected, {"tz": tz})
@@ -72,21 +87,77 @@ def _text(actual, expected, opts) -> Result:
 
 
 def _tokens(actual, expected, opts) -> Result:
-    wanted = tokens(" ".join(expected) if isinstance(expected, list) else str(expected))
+    wanted = tokens(" ".join(map(str, expected)) if isinstance(expected, list) else str(expected))
     if not wanted:
         raise ComparatorError("tokens: give at least one word")
-    have = set(tokens(actual or ""))
+    have = set(tokens(_asserted(actual, wanted, opts)))
     missing = [w for w in wanted if w not in have]
-    return not missing, f"missing word(s) {missing} in {_short(actual)}" if missing else ""
+    return not missing, f"missing word(s) {missing}{_polar(opts)} in {_short(actual)}" if missing else ""
 
 
 def _phrase(actual, expected, opts) -> Result:
-    wanted, have = tokens(str(expected)), tokens(actual or "")
+    wanted = tokens(str(expected))
     if not wanted:
         raise ComparatorError("phrase: give at least one word")
+    found = _has_phrase(tokens(_asserted(actual, wanted, opts)), wanted)
+    return found, "" if found else f"phrase {expected!r} not{_polar(opts)} in {_short(actual)}"
+
+
+def _claim(actual, expected, opts) -> Result:
+    """One sentence names ``about`` (its words) and asserts the value: ``states`` (a phrase), ``date``,
+    ``money`` or ``number`` (with ``tol``), read in any of the forms ``tasks.parse`` reads."""
+    if not isinstance(expected, dict) or "about" not in expected:
+        raise ComparatorError("claim: give about (the subject's words) and one of states, date, money, number")
+    values = [k for k in ("states", "date", "money", "number") if k in expected]
+    if len(values) != 1:
+        raise ComparatorError("claim: give exactly one of states, date, money, number")
+    about = tokens(" ".join(map(str, expected["about"])) if isinstance(expected["about"], list) else expected["about"])
+    kind, want = values[0], expected[values[0]]
+    for sentence in sentences(actual or ""):
+        if all(w in tokens(sentence) for w in about):
+            said = _asserted(sentence, tokens(str(want)) if kind == "states" else [], opts)
+            if _states(said, kind, want, opts):
+                return True, ""
+    return False, f"no sentence about {' '.join(about)!r} asserts {kind} {want!r}{_polar(opts)} in {_short(actual)}"
+
+
+def _states(text: str, kind: str, want, opts) -> bool:
+    if kind == "states":
+        return _has_phrase(tokens(text), tokens(str(want)))
+    if kind == "date":
+        day = parse_date(want)
+        if day is None:
+            raise ComparatorError(f"claim: {want!r} is not a date")
+        return day in dates_in(text, year=day.year, dayfirst=dayfirst(opts["tz"]))
+    amount = parse_number(want)
+    if amount is None:
+        raise ComparatorError(f"claim: {want!r} is not a number")
+    tol = float(opts.get("tol", 0.005 if kind == "money" else 0))
+    return any(abs(n - amount) <= tol + 1e-9 for n in numbers_in(text))
+
+
+def _has_phrase(have: list[str], wanted: list[str]) -> bool:
     n = len(wanted)
-    found = any(have[i:i + n] == wanted for i in range(len(have) - n + 1))
-    return found, "" if found else f"phrase {expected!r} not in {_short(actual)}"
+    return any(have[i:i + n] == wanted for i in range(len(have) - n + 1))
+
+
+def _asserted(actual, wanted: list[str], opts) -> str:
+    """What ``actual`` asserts, when polarity applies (see the module's docstring); else all of it."""
+    text = str(actual or "")
+    if not opts.get("affirm") or opts.get("polarity") == "any" or NEGATORS & set(wanted):
+        return text
+    return parse.denied(text) if opts.get("polarity") == "negated" else parse.affirmed(text)
+
+
+def _polar(opts) -> str:
+    if not opts.get("affirm") or opts.get("polarity") == "any":
+        return ""
+    return " (in a negated clause)" if opts.get("polarity") == "negated" else " (asserted, not negated)"
+
+
+def dayfirst(tz: str) -> bool:
+    """How the world writes 3/4: month first where its zone is in the Americas (as the US does), else day first."""
+    return not tz.startswith("America/")
 
 
 def _number(actual, expected, opts) -> Result:
@@ -158,12 +229,19 @@ def _regex(actual, expected, opts) -> Result:
 def _any_of(actual, expected, opts) -> Result:
     if not isinstance(expected, list) or not expected:
         raise ComparatorError("any_of: give a non-empty list")
-    ok = any(compare(actual, e, opts["tz"])[0] for e in expected)
+    ok = any(compare(actual, e, opts["tz"], opts.get("affirm", False))[0] for e in expected)
     return ok, f"{actual!r} is none of {expected!r}"
 
 
+def _all_of(actual, expected, opts) -> Result:
+    if not isinstance(expected, list) or not expected:
+        raise ComparatorError("all_of: give a non-empty list")
+    failed = [why for e in expected for ok, why in [compare(actual, e, opts["tz"], opts.get("affirm", False))] if not ok]
+    return not failed, "; ".join(failed)
+
+
 def _not(actual, expected, opts) -> Result:
-    ok, _ = compare(actual, expected, opts["tz"])
+    ok, _ = compare(actual, expected, opts["tz"], opts.get("affirm", False))
     return not ok, f"{actual!r} should not match {expected!r}"
 
 
@@ -182,7 +260,8 @@ def _present(actual, expected, opts) -> Result:
 COMPARATORS: dict[str, Callable[[Any, Any, dict], Result]] = {
     "eq": _exact, "text": _text, "tokens": _tokens, "phrase": _phrase, "number": _number, "money": _money,
     "date": _date, "datetime": _datetime, "email": _email, "set": _set, "multiset": _multiset,
-    "contains": _contains, "regex": _regex, "any_of": _any_of, "not": _not, "present": _present,
+    "contains": _contains, "regex": _regex, "any_of": _any_of, "all_of": _all_of, "not": _not, "present": _present,
+    "claim": _claim,
     "gt": _order(lambda a, b: a > b, ">"), "ge": _order(lambda a, b: a >= b, ">="),
     "lt": _order(lambda a, b: a < b, "<"), "le": _order(lambda a, b: a <= b, "<="),
 }
@@ -194,13 +273,13 @@ def matches(record: dict, where: dict[str, Any], tz: str = "UTC") -> bool:
 
 
 def failures(record: dict, expect: dict[str, Any], tz: str = "UTC") -> list[str]:
-    """One line per field of ``record`` that does not meet ``expect``."""
+    """One line per field of ``record`` that does not meet ``expect`` (free text read for what it asserts)."""
     out = []
     for field, want in expect.items():
         if field not in record:
             out.append(f"{field}: no such field (fields: {', '.join(sorted(record))})")
             continue
-        ok, why = compare(record[field], want, tz)
+        ok, why = compare(record[field], want, tz, affirm=True)
         if not ok:
             out.append(f"{field}: {why}")
     return out

@@ -9,6 +9,9 @@ thousands costs nothing to write, and every answer is checkable. Kinds of questi
 - ``sender``: who sent a message with a given subject on a given day (one person among everyone);
 - ``attachment``: the file name attached to a message (exact text);
 - ``recipients``: how many people a message went to (a number).
+
+A question whose prompt gives its answer away is refused (``gives_away``): the sender named in the
+subject ("The Revenue Brief: ..."), the day or the count written in it, the file name quoted in it.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from zoneinfo import ZoneInfo
 
 import yaml
 
-from tasks.parse import parse_datetime
+from tasks.answers import mentioned
+from tasks.parse import dates_in, numbers_in, parse_datetime, tokens
 from tasks.records import State
 
 KINDS = ("date", "sender", "attachment", "recipients")
@@ -105,6 +109,8 @@ def _question(kind: str, m: dict, world: str, tz: str, names: dict[str, str]) ->
                   "Answer with the number.")
         check = {"type": "number", "expect": len(set(m["to"]) | set(m["cc"]))}
         answer = str(check["expect"])
+    if gives_away(kind, prompt, subject, answer, m["_day"], sorted(set(names.values()))):
+        return None
     slug = re.sub(r"[^a-z0-9]+", "-", f"{m['sender'].split('@')[0]} {subject}".lower()).strip("-")[:48].strip("-")
     return {
         "id": f"emailqa-{world}-{kind}-{slug}", "title": f"Email search: {kind}", "world": world, "outcome": "answer",
@@ -116,6 +122,23 @@ def _question(kind: str, m: dict, world: str, tz: str, names: dict[str, str]) ->
                    {"op": "task.submit_answer", "args": {"answer": answer}}],
         "tags": ["mail", "search", "email-qa", kind], "difficulty": "easy",
     }
+
+
+def gives_away(kind: str, prompt: str, subject: str, answer: str, day, people: list[str]) -> bool:
+    """Whether ``prompt`` holds the answer: an agent copying from it would be right without searching."""
+    if kind == "sender":
+        return _norm(answer) in mentioned(subject, people)
+    if kind == "date":
+        return day in dates_in(prompt, year=day.year)
+    if kind == "recipients":
+        return float(answer) in numbers_in(_clean(subject))
+    words = tokens(prompt)
+    return any(part and any(words[i:i + len(part)] == part for i in range(len(words) - len(part) + 1))
+               for part in (tokens(answer), tokens(answer.rsplit(".", 1)[0])))
+
+
+def _norm(name: str) -> str:
+    return " ".join(tokens(name))
 
 
 def _clean(subject: str) -> str:

@@ -4,6 +4,12 @@ It sees the rubric, a reference and the text to grade, quoted as data; it must a
 ``{"verdict": "pass" | "fail", "reason": "..."}`` at temperature 0. Anything else (no reply, empty,
 not JSON, a verdict outside the set, no reason) is an error: the episode is ungradable, never passed.
 Verdicts are cached by their inputs, so regrading costs nothing and gives the same answer.
+
+A judge is counted only where it is calibrated (``tasks.calibration``): its agreement with the
+criterion's labelled set, measured by ``officeworld tasks agreement TASK --judge`` for this model,
+met the bar. Otherwise the criterion is not checked (``na``): a diagnostic is skipped, and a graded
+one makes the episode ungradable (``tasks.reward``). ``require_calibration=False`` is for tests of
+the verdict handling and for measuring the calibration itself.
 """
 
 from __future__ import annotations
@@ -14,9 +20,10 @@ import threading
 from typing import TYPE_CHECKING
 
 from apps.kit.settings import settings
+from tasks import calibration
 from tasks.checks import CheckResult, Grading
 from tasks.comparators import matches
-from tasks.model import JudgeCheck
+from tasks.model import JudgeCheck, Task
 from tasks.refs import resolve
 
 if TYPE_CHECKING:   # httpx is imported when a judge is made: a server's start never needs it
@@ -32,8 +39,9 @@ SYSTEM = (
 
 class Judge:
     def __init__(self, base_url: str, model: str, api_key: str | None = None, client: httpx.Client | None = None,
-                 timeout: float = 60.0):
+                 timeout: float = 60.0, require_calibration: bool = True):
         self.base_url, self.model = base_url.rstrip("/"), model
+        self.require_calibration = require_calibration
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         import httpx
 
@@ -51,7 +59,11 @@ class Judge:
         return cls(env.judge_url, env.judge_model, env.judge_key or None) if env.judge_url and env.judge_model else None
 
     def check(self, spec: JudgeCheck, g: Grading) -> CheckResult:
-        work = _target(spec, g)
+        if self.require_calibration:
+            refused = self._uncounted(spec, g.task)
+            if refused is not None:
+                return CheckResult("na", refused)
+        work = target_text(spec, g)
         if work is None:
             return CheckResult("fail", f"nothing to judge: no {spec.target}")
         reference = resolve(spec.reference, g.scope)
@@ -64,6 +76,32 @@ class Judge:
             with self._lock:
                 self._cache[key] = result
         return result
+
+    def calibrate(self, task: Task, criterion: str) -> dict:
+        """Ask about every item of the criterion's labelled set, measure agreement, record it for this model."""
+        spec = _spec(task, criterion)
+        items = calibration.labelled(task, criterion)
+        reference = resolve(spec.reference, {})
+        verdicts = [(item, self._ask(spec.rubric, reference, str(item["text"])).status) for item in items]
+        result = calibration.measure(verdicts)
+        calibration.record(calibration.fingerprint(self.model, task, criterion, spec, items), result)
+        return {"task": task.id, "criterion": criterion, "model": self.model, **result}
+
+    def _uncounted(self, spec: JudgeCheck, task: Task) -> str | None:
+        """Why this judge may not be counted for this criterion, or None when its calibration met the bar."""
+        criterion = next((c.id for c in task.criteria if c.judge is spec), "?")
+        how = f"measure it with `officeworld tasks agreement {task.id} --judge`"
+        try:
+            items = calibration.labelled(task, criterion)
+        except calibration.CalibrationError as exc:
+            return f"the judge is not calibrated for {criterion}: {exc}"
+        found = calibration.recorded(calibration.fingerprint(self.model, task, criterion, spec, items))
+        if found is None:
+            return f"the judge ({self.model}) has no calibration for {criterion}: {how}"
+        if not found["counted"]:
+            return (f"the judge ({self.model}) is under the bar for {criterion} (accuracy {found['accuracy']}, "
+                    f"false positives {found['false_positive_rate']}; bar {calibration.BAR}): not counted")
+        return None
 
     def _ask(self, rubric: str, reference, work: str) -> CheckResult:
         messages = [{"role": "system", "content": SYSTEM},
@@ -97,7 +135,19 @@ def verdict(content) -> CheckResult:
     return CheckResult(data["verdict"], f"judge: {reason}", {"verdict": data["verdict"], "reason": reason})
 
 
-def _target(spec: JudgeCheck, g: Grading) -> str | None:
+def judged(task: Task) -> list[str]:
+    """The ids of a task's judged criteria."""
+    return [c.id for c in task.criteria if c.judge is not None]
+
+
+def _spec(task: Task, criterion: str) -> JudgeCheck:
+    spec = next((c.judge for c in task.criteria if c.id == criterion), None)
+    if spec is None:
+        raise calibration.CalibrationError(f"{task.id} has no judged criterion {criterion!r}")
+    return spec
+
+
+def target_text(spec: JudgeCheck, g: Grading) -> str | None:
     if spec.target == "answer":
         answer = g.answer
         return answer["answer"] if answer and answer["answer"].strip() else None

@@ -1,6 +1,8 @@
 """The task format: one YAML file per task, validated by these models (unknown keys are errors).
 
-A task names its world and acting person, the operations that set the scene (``setup``), the prompt,
+A task names its world and acting person, the operations that set the scene (``setup``), what then
+happens by itself (``events``) and the co-workers who answer (``npcs``, over the world's ``people.yaml``;
+``scenarios.people.model``), what the user knows and tells when asked (``user``), the prompt,
 the outcome expected of the agent, ``bindings`` (records found in the initial state, after setup),
 its criteria, the changes it allows beyond those the oracle makes, and the oracle: the operations
 that solve it. Any value in setup, bindings, criteria or the oracle may be a reference to a binding:
@@ -9,10 +11,13 @@ that solve it. Any value in setup, bindings, criteria or the oracle may be a ref
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from scenarios.people.model import Npc
 
 Role = Literal["goal", "guard", "penalty", "diagnostic", "perception"]
 Outcome = Literal["act", "answer", "refuse", "ask"]
@@ -46,6 +51,73 @@ class Call(Strict):
 class Clock(Strict):
     start: datetime | None = Field(None, description="The virtual time the episode starts at (world zone if naive)")
     offset_seconds: float = Field(0, ge=0, description="Or: this long after the world's now")
+
+
+class Condition(Strict):
+    """A question over the state as it is: do records of kind ``from`` match ``where`` (the comparators of
+    criteria)? It holds when at least one does, or, with ``none``, when none does."""
+
+    from_: str = Field(alias="from")
+    where: dict[str, Any] = Field(default_factory=dict)
+    none: bool = False
+
+
+class Event(Strict):
+    """Something that happens in the world by itself (``tasks.events``), through the operations the agent
+    has, each call acting ``as`` someone of the world, recorded as steps of surface ``event``.
+
+    When: ``at`` a virtual time (world zone if naive), ``after_seconds`` past the end of setup, or ``when``
+    a condition first holds after a step. With a time, ``when`` is a guard checked then (a deal slips on
+    Friday unless somebody touched it): the event is dropped if it does not hold.
+    """
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
+    at: datetime | None = None
+    after_seconds: float | None = Field(None, ge=0)
+    when: Condition | None = None
+    do: list[Call] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _timed(self) -> "Event":
+        if self.at is not None and self.after_seconds is not None:
+            raise ValueError("an event happens at a time or after a delay, not both")
+        if self.at is None and self.after_seconds is None and self.when is None:
+            raise ValueError("an event needs at, after_seconds or when")
+        missing = [c.op for c in self.do if c.actor is None]
+        if missing:
+            raise ValueError(f"event {self.name}: every call needs 'as' (who acts): {missing}")
+        return self
+
+
+class Fact(Strict):
+    """One thing the user knows and tells when asked about it: ``about`` is a case-insensitive regular
+    expression over the question."""
+
+    about: str = Field(min_length=1)
+    answer: str = Field(min_length=1)
+
+
+class User(Strict):
+    """The person the agent works for, who knows what the prompt leaves out (tau-bench's user, by rule).
+
+    ``task.ask_user`` answers with the first fact whose ``about`` matches the question, otherwise with
+    ``otherwise``; past ``max_questions`` questions, with ``enough``. Answers depend only on the question
+    and how many came before, so a replay asks and is answered the same.
+    """
+
+    facts: list[Fact] = Field(min_length=1)
+    otherwise: str = "I don't know more than what I told you."
+    max_questions: int = Field(5, ge=1)
+    enough: str = "Please go ahead with what you have."
+
+    @model_validator(mode="after")
+    def _patterns(self) -> "User":
+        for fact in self.facts:
+            try:
+                re.compile(fact.about)
+            except re.error as exc:
+                raise ValueError(f"fact about {fact.about!r}: {exc}") from None
+        return self
 
 
 class Binding(Strict):
@@ -86,6 +158,8 @@ class RecordsCheck(Strict):
     an empty list never passes by itself. Every matching record must satisfy ``expect``; ``changed``
     is the exact set of its fields that differ from the initial state; ``unchanged`` asks that none do;
     ``distinct`` names a field no two matching records may share (one task per deal, not two on one).
+    ``appended`` names text fields each matching record must have appended to: its initial value,
+    whitespace aside, is where it starts, and something follows (a record that is new fails it).
     """
 
     from_: str = Field(alias="from")
@@ -96,6 +170,8 @@ class RecordsCheck(Strict):
     changed: list[str] | None = None
     unchanged: bool = False
     distinct: str | None = Field(None, description="No two matching records share this field's value")
+    appended: list[str] | None = Field(None, description="Fields (text) that must keep their initial value as "
+                                                         "their start and hold more after it: an append, not a rewrite")
 
 
 class AnswerCheck(Strict):
@@ -112,6 +188,15 @@ class AnswerCheck(Strict):
     tokens: list[str] | None = Field(None, description="text: whole tokens the answer must contain")
 
 
+class After(Strict):
+    """Someone else's step (a co-worker's answer, a customer's mail: an ``event`` or ``npc`` step) that must
+    come first: a successful call of ``op`` by ``actor`` whose arguments match ``args`` (comparators)."""
+
+    actor: str
+    op: str = Field(pattern=r"^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$")
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
 class TrajectoryCheck(Strict):
     """What the agent did, from its steps (setup steps never count).
 
@@ -119,9 +204,10 @@ class TrajectoryCheck(Strict):
     (an attempt refused by the app counts too); ``max_steps``/``max_writes`` bounds;
     ``read_before_write``: the first successful call of ``read`` comes before that of ``write``;
     ``grounded``: every number in the final answer appears in what the agent's reads returned (it
-    cites the facts it read, not invented ones); ``evidence``: the answer cites the records it rests on
-    (``[kind#id]``), each exists, was read by the agent and shows the numbers the answer states
-    (``tasks/evidence.py``).
+    cites the facts it read, not invented ones); ``after``: the first successful call of ``called``
+    comes after someone else's step (it waited for the approval, the mail, before acting); ``evidence``: the
+    answer cites the records it rests on (``[kind#id]``), each exists, was read by the agent and shows the
+    numbers the answer states (``tasks/evidence.py``).
     """
 
     called: str | None = None
@@ -131,11 +217,23 @@ class TrajectoryCheck(Strict):
     max_writes: int | None = Field(None, ge=0)
     read_before_write: dict[str, str] | None = None
     grounded: bool = False
+    after: After | None = None
     evidence: bool = False
+
+    @model_validator(mode="after")
+    def _after_what(self) -> "TrajectoryCheck":
+        if self.after is not None and self.called is None:
+            raise ValueError("'after' needs 'called': the call that must come after")
+        return self
 
 
 class JudgeCheck(Strict):
-    """An LLM judge reads ``target`` (``answer``, or a record field) against a reference; off by default."""
+    """An LLM judge reads ``target`` (``answer``, or a record field) against a reference.
+
+    Counted only where calibrated: the task's labelled set for this criterion
+    (``tasks/calibration/<task id>.yaml``) measured with ``officeworld tasks agreement TASK --judge``
+    at the bar (``tasks.calibration.BAR``). With no judge configured, or one not measured or under the
+    bar, a graded judged criterion makes the episode ungradable; a diagnostic one is skipped."""
 
     rubric: str
     reference: Any = None
@@ -205,6 +303,9 @@ class Task(Strict):
     actor: str | None = Field(None, alias="as", description="Email of the acting person; the world's default if absent")
     clock: Clock | None = None
     setup: list[Call] = Field(default_factory=list)
+    events: list[Event] = Field(default_factory=list, description="What happens by itself (tasks.events)")
+    npcs: list[Npc] = Field(default_factory=list, description="Co-workers added to, or replacing, the world's")
+    user: User | None = Field(None, description="Who answers task.ask_user; without one, nobody does")
     prompt: str = Field(min_length=1)
     outcome: Outcome = "act"
     bindings: dict[str, Binding] = Field(default_factory=dict)
@@ -231,6 +332,9 @@ class Task(Strict):
             raise ValueError("a task needs at least one goal criterion")
         if not self.oracle:
             raise ValueError("a task needs an oracle: the operations that solve it")
+        names = [e.name for e in self.events]
+        if len(set(names)) != len(names):
+            raise ValueError("event names must be unique")
         for call in self.oracle + [c for alt in self.alternatives for c in alt]:
             if call.actor is not None or call.save is not None:
                 raise ValueError(f"oracle step {call.op}: only setup steps may act as someone else or save a result")

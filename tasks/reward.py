@@ -1,11 +1,14 @@
 """The reward: criteria results combined by role into one value in [0, 1].
 
 - Any criterion in ``error`` makes the episode ungradable: ``total`` is None, never a pass or a fail.
+  So does a goal, guard or penalty that could not be checked at all (``na``: a judged criterion with
+  no judge configured): a criterion is never dropped from the reward. Only diagnostics may be ``na``.
 - ``passed`` needs every goal and guard to pass and no penalty (collateral damage included) to fire;
   then ``total`` is 1.0.
-- Otherwise: a failed guard gives 0; else partial credit, ``PARTIAL * weighted goal fraction`` minus
-  the weight of every failed penalty, floored at 0. Partial credit stays below the pass mark, and a
-  run whose goals all fail (doing nothing, or only claiming success) scores 0.
+- Otherwise: a failed guard gives 0, and so does any failed penalty (collateral damage included):
+  damage never scores above an untouched episode, whose goals fail (0). Else partial credit,
+  ``PARTIAL * weighted goal fraction``, below the pass mark; a run whose goals all fail (doing
+  nothing, or only claiming success) scores 0.
 - ``perception`` criteria (weight 0) leave ``total`` alone: their mean score is ``perception``, beside it,
   for a trainer to weight (None when the task asks for no perception).
 """
@@ -49,7 +52,8 @@ def combine(task: str, version: int, scores: list[CriterionScore], collateral: l
     errors = [f"{c.id}: {c.message}" for c in scores if c.status == "error"]
     seen = [c.score for c in scores if c.role == "perception" and c.status in ("pass", "fail")]
     perception = round(sum(seen) / len(seen), 6) if seen else None
-    goals = [c for c in scores if c.role == "goal" and c.status != "na"]
+    errors += [f"{c.id}: could not be checked: {c.message}" for c in scores if c.status == "na" and c.role != "diagnostic"]
+    goals = [c for c in scores if c.role == "goal"]
     if not errors and not goals:
         errors = ["no goal criterion could be checked"]
     if errors:
@@ -61,11 +65,10 @@ def combine(task: str, version: int, scores: list[CriterionScore], collateral: l
     passed = goals_ok and guards_ok and not failed_penalties
     if passed:
         total = 1.0
-    elif not guards_ok:
+    elif not guards_ok or failed_penalties:
         total = 0.0
     else:
         weight = sum(c.weight for c in goals) or 1.0
-        fraction = sum(c.weight * c.score for c in goals) / weight
-        total = max(0.0, PARTIAL * fraction - sum(c.weight for c in failed_penalties))
+        total = PARTIAL * sum(c.weight * c.score for c in goals) / weight
     return Reward(task=task, version=version, total=round(total, 6), passed=passed, gradable=True,
                   criteria=scores, collateral=collateral, perception=perception)

@@ -1,9 +1,10 @@
 """A task in an episode: set the scene, bind, let the agent work, grade.
 
-``begin`` runs the setup as recorded ``setup`` steps, reads the initial state and resolves the
-bindings; ``grade`` reads the final state and checks every criterion. The initial state and the
-allowance (what the oracles change) are the same for every episode of a task on the same world, so
-they are computed once per process and reused: grading costs a diff and the checks, nothing more.
+``begin`` runs the setup as recorded ``setup`` steps, gives the episode the task's events and
+co-workers (``tasks.events``), reads the initial state and resolves the bindings; ``grade`` reads the
+final state and checks every criterion. The initial state and the allowance (what the oracles change)
+are the same for every episode of a task on the same world, so they are computed once per process and
+reused: grading costs a diff and the checks, nothing more.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from apps.kit.trajectory import Step, Surface
 from tasks.checks import CheckResult, Grading, run_check
 from tasks.comparators import ComparatorError, matches
 from tasks.diff import Allowance, diff
+from tasks.events import EventsError, install
 from tasks.model import Call, Task
 from tasks.records import State, UnknownKind
 from tasks.refs import UnboundReference, resolve
@@ -148,6 +150,10 @@ class Tasks:
     def _begin(self, task: Task, episode: Episode) -> TaskRun:
         _set_clock(episode, task)
         made = self._set_scene(task, episode)
+        try:
+            install(episode, task, made)   # after setup: what the scene holds sets nothing off
+        except EventsError as exc:
+            raise TaskError(str(exc)) from None
         key = (task.id, task.version, id(episode.world), episode.actor)
         with self._lock:
             prepared = self._prepared.get(key)
@@ -183,7 +189,8 @@ class Tasks:
         opened = episode.opened
         final = State(_connections(episode, initial, opened))
         tz = episode.world.info.timezone
-        grading = Grading(task, run.scope, initial, final, run.agent_steps(), tz, judge)
+        grading = Grading(task, run.scope, initial, final, run.agent_steps(), tz, judge,
+                          others=[s for s in episode.trajectory[run.agent_from:] if s.surface in ("event", "npc")])
         scores = [_score(c, run_check(c, grading)) for c in task.criteria]
         scores += [_score_outcome(task, grading)]
         apps = [a for a in opened if a in run.prepared.initial]

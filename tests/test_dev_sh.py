@@ -1,4 +1,6 @@
-"""``./dev.sh`` installs once, again only when pyproject.toml (or the Inspector's lock) changes.
+"""``./dev.sh`` installs once, again only when pyproject.toml (or the Inspector's lock) changes; ``up`` installs
+only what serving needs, ``test`` (or ``setup --trainers``) the trainer libraries too; each step says what it
+installs and why before it starts, and how long it took.
 
 Run on a copy of the repository's set-up files, with pip, npm and the system tools replaced by
 scripts that log their calls: nothing is installed, on this machine or elsewhere.
@@ -31,7 +33,7 @@ def _sandbox(tmp_path: Path, system_tools: tuple[str, ...] = ("bwrap", "chromium
     shutil.copy(ROOT / "trainers" / "side-requirements.txt", repo / "trainers" / "side-requirements.txt")
     venv = repo / ".venv" / "bin"
     venv.mkdir(parents=True)
-    _script(venv / "python", f'exec {sys.executable} "$@"')
+    _script(venv / "python", f'[ "$1 $2" = "-m pytest" ] && {{ echo "pytest $*"; exit 0; }}; exec {sys.executable} "$@"')
     _script(venv / "pip", f'echo "pip $*" >> {log}')
     _script(venv / "hello", 'echo "hello $*"')
     side = repo / ".venv-side" / "bin"   # the trainers' own venv, made already
@@ -58,30 +60,61 @@ def _sandbox(tmp_path: Path, system_tools: tuple[str, ...] = ("bwrap", "chromium
     return repo, dev, calls, log
 
 
-def test_dev_sh_installs_once_and_again_when_pyproject_changes(tmp_path):
+def _project_installs(log: Path) -> list[str]:
+    return [line for line in log.read_text().splitlines() if line.startswith("pip ")]
+
+
+def test_dev_sh_up_installs_only_what_serving_needs_and_says_so(tmp_path):
     repo, dev, calls, log = _sandbox(tmp_path)
-    first = dev("hello", "world")
+    first = dev("hello", "world")   # any command of the venv, as ./dev.sh up: serving only
     assert first.returncode == 0 and first.stdout == "hello world\n", first.stderr
-    assert calls() == ["pip", "side-pip", "npm"] and "installing officeworld" in first.stderr   # torch is there
-    assert "editable_mode=compat" in log.read_text() and "-r trainers/side-requirements.txt" in log.read_text()
-    project = [line for line in log.read_text().splitlines() if line.startswith("pip ")]
-    assert project and all("-c constraints.txt" in line for line in project)  # the versions the tests passed with
-    n = len(calls())
+    assert calls() == ["pip"]
+    [install] = _project_installs(log)
+    assert " -e . " in install and "-c constraints.txt" in install and "trl" not in install
+    assert "editable_mode=compat" in install
+    said = first.stderr.splitlines()
+    assert any(line.startswith("dev.sh: serving: installing officeworld") and "changed" in line for line in said)
+    assert any(line.startswith("dev.sh:   done in ") for line in said)
     again = dev("hello")
-    assert again.returncode == 0 and len(calls()) == n and again.stderr == ""
+    assert again.returncode == 0 and calls() == ["pip"] and again.stderr == ""
+
+
+def test_dev_sh_test_installs_the_trainers_too_once_and_again_when_their_files_change(tmp_path):
+    repo, dev, calls, log = _sandbox(tmp_path)
+    first = dev("test", "-q")
+    assert first.returncode == 0 and first.stdout.startswith("pytest -m pytest -n auto"), first.stderr
+    assert calls() == ["pip", "side-pip", "npm"]   # torch is there (this machine's venv has it)
+    [install] = _project_installs(log)
+    assert "[test,trl,gym,ray,plot]" in install and "-c constraints.txt" in install
+    assert "-r trainers/side-requirements.txt" in log.read_text()
+    steps = [line for line in first.stderr.splitlines() if line.startswith("dev.sh: trainers: installing")]
+    assert len(steps) == 3 and all("(" in line and line.endswith("...") for line in steps)   # what, then why
+    assert first.stderr.count("done in ") == 3
+    assert dev("hello").returncode == 0 and len(calls()) == 3   # the trainers' install covers serving
+    n = len(calls())
+    assert dev("test").returncode == 0 and len(calls()) == n
     (repo / "pyproject.toml").write_text((repo / "pyproject.toml").read_text() + "\n# changed\n")
-    assert dev("hello").returncode == 0 and calls()[n:] == ["pip"]
+    assert dev("hello").returncode == 0 and calls()[n:] == ["pip"]   # serving again, first
+    assert dev("test").returncode == 0 and calls()[n:] == ["pip", "pip"]
     side = repo / "trainers" / "side-requirements.txt"
     side.write_text(side.read_text() + "\n# changed\n")
-    assert dev("hello").returncode == 0 and calls()[n:] == ["pip", "side-pip"]
+    assert dev("hello").returncode == 0 and calls()[n:] == ["pip", "pip"]
+    assert dev("test").returncode == 0 and calls()[n:] == ["pip", "pip", "side-pip"]
     (repo / "constraints.txt").write_text((repo / "constraints.txt").read_text() + "\n# changed\n")
-    assert dev("hello").returncode == 0 and calls()[n + 2:] == ["pip"]
-    assert dev("setup").returncode == 0 and calls()[n + 3:] == ["pip", "side-pip", "npm"]  # setup reinstalls
+    assert dev("test").returncode == 0 and calls()[n + 3:] == ["pip"]
+
+
+def test_dev_sh_setup_reinstalls_serving_and_with_trainers_everything(tmp_path):
+    repo, dev, calls, log = _sandbox(tmp_path)
+    assert dev("setup").returncode == 0 and calls() == ["pip"]
+    assert dev("setup").returncode == 0 and calls() == ["pip", "pip"]   # setup reinstalls
+    done = dev("setup", "--trainers")
+    assert done.returncode == 0 and calls()[2:] == ["pip", "side-pip", "npm"], done.stderr
 
 
 def test_dev_sh_freeze_writes_constraints_from_the_venv(tmp_path):
     repo, dev, calls, log = _sandbox(tmp_path)
-    assert dev("hello").returncode == 0
+    assert dev("setup", "--trainers").returncode == 0
     frozen = "rich==13.9.4\n-e /work/main\nofficeworld==0.1.0\ntorch==2.13.0+cpu\nx @ file:///tmp/x.whl\n"
     _script(repo / ".venv" / "bin" / "pip", f"printf '{frozen}'")
     done = dev("freeze")
@@ -93,12 +126,12 @@ def test_dev_sh_freeze_writes_constraints_from_the_venv(tmp_path):
 
 def test_dev_sh_says_what_it_installs_system_wide_before_it_does(tmp_path):
     _, dev, calls, log = _sandbox(tmp_path / "root", system_tools=("chromium", "docker-compose"), uid=0)
-    done = dev("hello")
+    done = dev("setup")
     assert done.returncode == 0, done.stderr
     assert "installing system-wide with apt-get: bubblewrap" in done.stderr
     assert "apt-get install -y -qq --no-install-recommends bubblewrap" in log.read_text()
     _, dev, calls, _ = _sandbox(tmp_path / "user", system_tools=(), uid=1000)
-    done = dev("hello")
+    done = dev("setup")
     assert done.returncode == 0 and "apt-get" not in calls()
     assert "not installed: bubblewrap chromium docker-compose" in done.stderr
 
@@ -114,3 +147,13 @@ def test_dev_sh_setup_compiles_the_project_bytecode_and_a_bad_file_does_not_stop
     assert done.returncode == 0 and done.stdout == "hello \n", done.stderr
     compiled = [p.name for p in (repo / "simulator" / "__pycache__").iterdir()]
     assert any(name.startswith("fine.") for name in compiled) and not any(n.startswith("broken.") for n in compiled)
+
+
+def test_dev_sh_a_command_only_the_test_extras_have_installs_everything(tmp_path):
+    repo, dev, calls, log = _sandbox(tmp_path)
+    _script(repo / ".venv" / "bin" / "pip", f'echo "pip $*" >> {log}; case "$*" in *trl*) '
+                                            f'printf "#!/bin/sh\\necho mypy here\\n" > {repo}/.venv/bin/mypy; '
+                                            f'{shutil.which("chmod")} +x {repo}/.venv/bin/mypy;; esac')
+    done = dev("mypy")   # as ./dev.sh mypy on a clone that only served so far: mypy comes with the test extra
+    assert done.returncode == 0 and done.stdout == "mypy here\n", done.stderr
+    assert calls() == ["pip", "pip", "side-pip", "npm"]

@@ -2,8 +2,9 @@
 
 Each command line of the README's ``bash`` blocks is either run here (with the server's address
 and a fresh episode's id in place of ``localhost:8000`` and ``ep_…``) and its output checked, or
-listed as not run, with the reason; a new README example that is neither fails the test. The MCP
-Python example runs as written too.
+listed as not run, with the reason; a new README example that is neither fails the test. Each
+``python`` block is taken from the README, written to a file and run by Python as a user would
+paste it (``PYTHON``), or listed with the reason it is not run here (``PYTHON_NOT_RUN``).
 """
 
 from __future__ import annotations
@@ -11,16 +12,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
-import textwrap
+import time
 from pathlib import Path
 
-import anyio
 import httpx
 import pytest
-from mcp import Client
-from surfaces import CONTROL
+from surfaces import CONTROL, TOKEN
 
 from simulator.gateway.server import build_app
 from simulator.service.serve import serve_in_thread
@@ -55,16 +55,8 @@ NOT_RUN = {
     """curl -s -XPOST localhost:8000/v1/episodes/ep_…/finish -H "authorization: Bearer $OFFICEWORLD_TOKEN" """
     """-H 'content-type: application/json' -d '{"answer": "done"}'""":
         "finishes the task episode made just above; tests/simulator/test_tasks_api.py finishes task episodes",
-    "officeworld run --suite crm --model http://127.0.0.1:8080/v1 --k 8 --out runs/x":
+    "officeworld run --suite crm --model http://127.0.0.1:8080/v1 --k 8 --out runs/model":
         "needs a model endpoint; tests/simulator/test_runner.py drives the runner with a scripted model server",
-    "officeworld replay runs/x/trajectories/ep_….jsonl": "reads the run above; tests/simulator/test_replay_tasks.py runs it",
-    "officeworld view runs/x/trajectories/ --out view.html": "reads the run above; tests/simulator/test_viewer.py "
-                                                             "runs it on recorded rollouts and opens the page in Chromium",
-    "officeworld view runs/x/trajectories/ep_….jsonl --out ep.html --no-diffs": "reads the run above; "
-                                                                              "tests/simulator/test_viewer.py runs view",
-    "officeworld grade runs/x/trajectories/": "reads the run above; tests/simulator/test_replay_tasks.py runs it",
-    "officeworld trajectories export runs/x/trajectories/ --format jsonl --out sft.jsonl":
-        "reads the run above; tests/simulator/test_replay_tasks.py runs export",
     "officeworld run --suite crm --scripted --k 4 --out runs/smoke":
         "a minute of rollouts; tests/simulator/test_runner_ray.py runs the scripted policy in one process and on Ray",
     "officeworld run --suite crm --scripted --k 4 --ray local --actors 2 --out runs/smoke-ray":
@@ -73,7 +65,7 @@ NOT_RUN = {
     "officeworld run --suite crm --model http://gpu-box:8080/v1 --k 16 --ray auto --actors 16 --out runs/x":
         "needs a Ray cluster and a model endpoint",
     "python examples/learn_from_rewards.py --out runs/learn":
-        "minutes on this CPU; tests/trainers/test_learn_from_rewards.py runs a short seeded version",
+        "about a minute on a shared CPU; tests/trainers/test_learn_from_rewards.py runs a short seeded version",
     "python examples/learn_from_rewards.py --model http://127.0.0.1:8080/v1 --rounds 4 --out runs/learn-llm":
         "needs a model endpoint; the runner it uses is tested in tests/simulator/test_runner.py",
     "python examples/learn_from_rewards.py --trl Qwen/Qwen3-0.6B --rounds 50 --out runs/learn-trl":
@@ -102,13 +94,38 @@ NOT_RUN = {
     ".venv-side/bin/vf-validate officeworld-verifiers --taskset.suite crm --runtime.type subprocess":
         "the whole crm suite takes minutes; tests/trainers/test_verifiers.py runs vf-validate on a few tasks",
     ".venv-side/bin/vf-eval officeworld-verifiers --env.taskset.suite crm --env.agent.runtime.type subprocess "
-    "--model my-model --client.base-url http://127.0.0.1:8080/v1 --client.api-key-var MY_KEY -r 8 --no-push":
+    "--env.agent.max-turns 30 --model my-model --client.base-url http://127.0.0.1:8080/v1 "
+    "--client.api-key-var MY_KEY -r 8 --no-push":
         "needs a model endpoint; tests/trainers/test_verifiers.py runs vf-eval with a scripted model server",
     "sudo .ci/compose": "CI's last step (.ci/run); needs root and Podman, and minutes",
     "OFFICEWORLD_TRAJECTORY_DIR=runs/live officeworld up --resume":
         "serves until stopped; tests/hardening/test_resume.py kills a server and resumes it",
+    "export OFFICEWORLD_JUDGE_URL=https://api.example.com/v1 OFFICEWORLD_JUDGE_MODEL=your-model OFFICEWORLD_JUDGE_KEY=…":
+        "needs a real judge endpoint; tests/tasks/test_calibration.py runs the calibration against a stand-in server",
+    "officeworld tasks agreement legal-memo-ridgeway-consent --judge":
+        "needs a real judge endpoint; tests/tasks/test_calibration.py runs the command against a stand-in server",
     "officeworld bench --load --episodes 500 --seconds 10":
         "minutes of load on a shared machine; tests/simulator/test_bench_load.py runs it with 3 episodes",
+}
+
+
+IN_ORDER = [  # README command lines run one after the other in one fresh folder (each reads what the last wrote)
+    ("officeworld run --task crm-close-globex-renewal --scripted --k 2 --out runs/x", "crm-close-globex-renewal"),
+    ("officeworld replay $(ls runs/x/trajectories/*.jsonl | head -1)", "no divergence"),
+    ("officeworld grade runs/x/trajectories/", "crm-close-globex-renewal"),
+    ("officeworld trajectories export runs/x/trajectories/ --format jsonl --out runs/sft.jsonl", "2 conversation(s)"),
+    ("officeworld view runs/x/trajectories/ --out runs/view.html", "-> runs/view.html"),
+    ("officeworld view $(ls runs/x/trajectories/*.jsonl | head -1) --no-diffs --out runs/ep.html", "-> runs/ep.html"),
+]
+PYTHON = {  # a line of a README python block -> what its output must contain when run as a script
+    "from simulator.gateway.client import Client": "0.0",
+    "from mcp import Client": "@globexlogistics.com",
+    "import gymnasium as gym, json, trainers.gym": "0.0 False False",
+    "from openenv import GenericEnvClient     # OpenEnv's own client, in .venv-side": "Globex",
+}
+PYTHON_NOT_RUN = {
+    "from trainers.trl import train": "downloads Qwen3-0.6B and trains for minutes; tests/trainers/test_trl.py runs "
+                                      "GRPO steps on CPU with a tiny model it builds",
 }
 
 
@@ -123,7 +140,7 @@ def command_lines() -> list[str]:
 
 
 def test_every_readme_command_is_run_here_or_says_why_not():
-    listed = {EXPORT, *RUN, *NOT_RUN}
+    listed = {EXPORT, *RUN, *NOT_RUN, *(line for line, _ in IN_ORDER)}
     assert set(command_lines()) == listed, (set(command_lines()) - listed, listed - set(command_lines()))
 
 
@@ -140,11 +157,11 @@ def _substitute(text: str, url: str, episode: dict) -> str:
     return text.replace("ep_…", episode["id"]).replace("localhost:8000", netloc).replace("127.0.0.1:8000", netloc)
 
 
-def _run(acme, line: str, home: Path) -> subprocess.CompletedProcess:
+def _run(acme, line: str, home: Path, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     url, episode = acme
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "HOME": str(home)}
     script = _substitute(f"{EXPORT}\n{line}", url, episode)
-    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, cwd=ROOT, timeout=180)
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, cwd=cwd, timeout=180)
 
 
 @pytest.mark.parametrize("line", list(RUN))
@@ -166,13 +183,79 @@ def test_the_mail_the_readme_sends_is_delivered(acme, tmp_path):
     assert "kevin.liu@acmeanalytics.com" in json.dumps(sent.json())
 
 
-def test_the_mcp_example_runs_as_written(acme):
-    [block] = [b for b in readme_blocks("python") if "from mcp import Client" in b]
+def test_the_trajectory_commands_run_in_order_as_written(acme, tmp_path):
+    for line, expected in IN_ORDER:
+        done = _run(acme, line, tmp_path, cwd=tmp_path)
+        assert done.returncode == 0, (line, done.stderr[-2000:])
+        assert expected in done.stdout + done.stderr, (line, done.stdout[-2000:], done.stderr[-2000:])
+    assert len((tmp_path / "runs" / "sft.jsonl").read_text().splitlines()) == 2
+    assert (tmp_path / "runs" / "view.html").read_text().count('class="episode"') == 2
+
+
+def _python_block(marker: str) -> str:
+    [block] = [b for b in readme_blocks("python") if marker in b.splitlines()]
+    return block
+
+
+def test_every_python_block_is_run_here_or_says_why_not():
+    for block in readme_blocks("python"):
+        marks = [line for line in block.splitlines() if line in PYTHON or line in PYTHON_NOT_RUN]
+        assert len(marks) == 1, block
+
+
+def _run_python(block: str, python: str, env: dict, cwd: Path) -> subprocess.CompletedProcess:
+    script = cwd / "snippet.py"   # as pasted into a file and run
+    script.write_text(block)
+    return subprocess.run([python, str(script)], capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
+
+
+@pytest.mark.parametrize("marker", [m for m in PYTHON if "openenv" not in m])
+def test_readme_python_block_runs_as_written(acme, marker, tmp_path):
     url, episode = acme
-    code = _substitute(block, url, episode).replace("from mcp import Client\n", "")
-    namespace = {"Client": Client}
-    exec("async def example():\n" + textwrap.indent(code, "    ") + "    return tools, found\n", namespace)
-    tools, found = anyio.run(namespace["example"])
-    assert "mail_reply_all" in {t.name for t in tools.tools}
-    senders = {m["sender"] for m in found.structured_content["messages"]}
-    assert senders and all(s.endswith("@globexlogistics.com") for s in senders)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OFFICEWORLD_TOKEN": TOKEN, "HOME": str(tmp_path)}
+    done = _run_python(_substitute(_python_block(marker), url, episode), sys.executable, env, tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert PYTHON[marker] in done.stdout, done.stdout[-2000:]
+
+
+def test_the_openenv_block_runs_with_the_side_venvs_python(acme, tmp_path):
+    """As the README says: ``officeworld openenv`` serving (here in front of the test's world), the block run by
+    ``.venv-side/bin/python``, where OpenEnv's client is installed."""
+    side = ROOT / ".venv-side" / "bin" / "python"
+    if not side.exists():
+        pytest.skip("the side venv is not installed (./dev.sh test installs it)")
+    url, _ = acme
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OFFICEWORLD_TOKEN": TOKEN}
+    server = subprocess.Popen([sys.executable, "-m", "simulator.cli", "openenv", "--port", str(port), "--server", url],
+                              env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while True:   # bounded wait for it to answer; no time is asserted
+            assert server.poll() is None, server.stderr.read() if server.stderr else ""
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "officeworld openenv did not start"
+            time.sleep(0.1)
+        marker = next(m for m in PYTHON if "openenv" in m)
+        block = _python_block(marker).replace("127.0.0.1:8001", f"127.0.0.1:{port}")
+        done = _run_python(block, str(side), {**os.environ, "HOME": str(tmp_path)}, tmp_path)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert PYTHON[marker] in done.stdout, done.stdout[-2000:]
+
+
+def test_the_desktop_client_config_names_the_stdio_command():
+    [block] = readme_blocks("json")
+    server = json.loads(block)["mcpServers"]["officeworld"]
+    assert server["command"].endswith("/.venv/bin/officeworld") and server["args"][0] == "mcp"
+    done = subprocess.run([sys.executable, "-m", "simulator.cli", *server["args"], "--help"], capture_output=True,
+                          text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert done.returncode == 0 and "--world" in done.stdout, done.stderr

@@ -67,11 +67,13 @@ def test_unset_and_empty_mean_the_defaults(monkeypatch, tmp_path):
         monkeypatch.setenv(f"OFFICEWORLD_{name}", "")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     now = settings()
-    assert (now.token, now.trajectory_dir, now.idle_timeout) == ("", None, 0)
+    assert (now.token, now.trajectory_dir, now.idle_timeout) == ("", None, 3600)
     assert cache_dir() == tmp_path / "officeworld"
     assert Judge.from_env() is None
     store = EpisodeStore(app_urls={})
-    assert store.trajectory_dir is None and store.idle_timeout is None
+    assert store.trajectory_dir is None and store.idle_timeout == 3600   # a leak is bounded by default
+    monkeypatch.setenv("OFFICEWORLD_IDLE_TIMEOUT", "0")
+    assert EpisodeStore(app_urls={}).idle_timeout is None   # 0: never
 
 
 def test_a_bad_value_names_the_setting(monkeypatch):

@@ -22,6 +22,7 @@ import json
 import secrets
 import string
 import threading
+import weakref
 from typing import Any
 
 import gymnasium as gym
@@ -58,18 +59,31 @@ def _text(value: Any) -> str:
     return out
 
 
+# Environments alive in this process: the episodes of those never closed are deleted at exit.
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _delete_left_over() -> None:
+    for env in list(_LIVE):
+        with contextlib.suppress(Exception):   # the world may be gone first; its idle timeout bounds the rest
+            env._delete()
+
+
 class OfficeWorldEnv(gym.Env):
     """One world episode per reset: a task of ``suite`` (drawn with the env's RNG) or the given ``task``."""
     metadata = {"render_modes": []}
     _closed = False
 
     def __init__(self, suite: str | None = None, task: str | None = None, server: str | None = None,
-                 token: str | None = None, max_steps: int = 30):
+                 token: str | None = None, max_steps: int = 30, toolset: str = "task"):
         if (suite is None) == (task is None):
             raise ValueError("give a suite or a task (one of them)")
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
-        self.suite, self.task, self.max_steps = suite, task, max_steps
+        if toolset not in ("task", "all"):
+            raise ValueError("toolset must be task (the task's apps' tools) or all")
+        self.suite, self.task, self.max_steps, self.toolset = suite, task, max_steps, toolset
         url, token = (server, token) if server else local_world()
         self.client = Client(url, token)
         self.observation_space = spaces.Text(max_length=TEXT_LIMIT, charset=string.printable)
@@ -77,6 +91,7 @@ class OfficeWorldEnv(gym.Env):
         self.episode: str | None = None
         self.steps = 0
         self._tasks: list[str] | None = None
+        _LIVE.add(self)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -91,7 +106,7 @@ class OfficeWorldEnv(gym.Env):
                 if not self._tasks:
                     raise ValueError(f"suite {self.suite!r} has no tasks")
             task = self._tasks[int(self.np_random.integers(len(self._tasks)))]
-        episode = self.client.create_episode(task)
+        episode = self.client.create_episode(task, toolset=self.toolset)
         self.episode, self.steps = episode["id"], 0
         tools = episode["tools"]["openai"]
         names = [t["function"]["name"] for t in tools]
@@ -107,9 +122,11 @@ class OfficeWorldEnv(gym.Env):
         info: dict[str, Any] = {"step": self.steps, "tool": tool, "error": error}
         reward = 0.0
         if submitted or truncated:
-            graded = self.client.finish(self.episode)
+            try:
+                graded = self.client.finish(self.episode)
+            finally:   # graded or not (the world failed), the episode is over
+                self._delete()
             reward, info["reward"] = float(graded["total"] or 0.0), graded
-            self._delete()
         return _text({"tool": tool, "result": result, "error": error}), reward, submitted, truncated, info
 
     def _call(self, episode: str, action: str) -> tuple[str | None, Any, dict | None]:

@@ -14,6 +14,9 @@ so episodes live in WebSocket sessions: one world episode per session, deleted w
   comes when the agent submits its answer (``task_submit_answer``) or ``max_steps`` is reached; the reward
   is then the world's (``finish``), with the whole Reward in ``metadata.reward``.
 
+``POST /mcp`` is OpenEnv's JSON-RPC endpoint over the same sessions (``trainers/openenv_mcp.py``); with it the
+server passes ``openenv validate --url`` of openenv 0.10 (tests/trainers/test_openenv_validate.py).
+
 No task or reward logic lives here: everything comes from ``simulator.gateway.client.AsyncClient``. The openenv
 package itself is not a dependency (it pins an MCP SDK other than ours): this is its small surface in FastAPI.
 """
@@ -32,9 +35,11 @@ from fastapi import Body, FastAPI, HTTPException, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from simulator.gateway.client import AsyncClient, ControlError
+from trainers.openenv_mcp import add_mcp
 
 SUBMIT = "task_submit_answer"
-RESET_FIELDS = {"seed", "episode_id", "task", "suite"}
+RESET_FIELDS = {"seed", "episode_id", "task", "suite", "toolset"}
+TOOLSETS = ("task", "all")
 
 
 class ToolAction(BaseModel):
@@ -92,9 +97,11 @@ def serialize(observation: ToolObservation) -> dict:
 class Session:
     """One OpenEnv session: at most one world episode at a time, deleted on reset and on close."""
 
-    def __init__(self, world: AsyncClient, suite: str | None, task: str | None, max_steps: int):
-        self.world, self.suite, self.task, self.max_steps = world, suite, task, max_steps
+    def __init__(self, world: AsyncClient, suite: str | None, task: str | None, max_steps: int,
+                 toolset: str = "task"):
+        self.world, self.suite, self.task, self.max_steps, self.toolset = world, suite, task, max_steps, toolset
         self.state = WorldState(max_steps=max_steps)
+        self.tools_seen: list[dict] = []   # the tools of the last reset (OpenAI form), for POST /mcp's tools/list
 
     async def reset(self, data: dict) -> ToolObservation:
         unknown = sorted(set(data) - RESET_FIELDS)
@@ -106,9 +113,13 @@ class Session:
             raise Refused("reset: seed must be an integer >= 0", "VALIDATION_ERROR", "seed")
         if episode_id is not None and not isinstance(episode_id, str):
             raise Refused("reset: episode_id must be a string", "VALIDATION_ERROR", "episode_id")
+        toolset = data.get("toolset", self.toolset)
+        if toolset not in TOOLSETS:
+            raise Refused("reset: toolset must be task (its apps' tools) or all", "VALIDATION_ERROR", "toolset")
         task_id = await self._pick(data.get("task"), data.get("suite"), seed)
         await self.close()
-        episode = await self._world(self.world.create_episode(task_id, meta={"openenv_episode": episode_id}))
+        episode = await self._world(self.world.create_episode(task_id, meta={"openenv_episode": episode_id},
+                                                              toolset=toolset))
         self.state = WorldState(episode_id=episode_id or episode["id"], task_id=task_id, world_episode=episode["id"],
                                 max_steps=self.max_steps)
         return ToolObservation(task_id=task_id, prompt=episode["task"]["prompt"], tools=episode["tools"]["openai"])
@@ -181,13 +192,14 @@ class Session:
 
 
 def build_openenv_app(world: AsyncClient, suite: str | None = None, task: str | None = None, max_steps: int = 30,
-                      max_sessions: int = 64) -> FastAPI:
-    """The OpenEnv routes over ``world`` (an ``AsyncClient`` the app closes on shutdown)."""
+                      max_sessions: int = 64, *, toolset: str = "task") -> FastAPI:
+    """The OpenEnv routes over ``world`` (an ``AsyncClient`` the app closes on shutdown); ``toolset``: the tools a
+    reset offers unless it names its own (``task``: the task's apps'; ``all``)."""
     app = FastAPI(title="officeworld (OpenEnv)", on_shutdown=[world.aclose])
     sessions: set[Session] = set()
 
     def new_session() -> Session:
-        return Session(world, suite, task, max_steps)
+        return Session(world, suite, task, max_steps, toolset)
 
     @app.get("/health")
     def health() -> dict:
@@ -231,6 +243,8 @@ def build_openenv_app(world: AsyncClient, suite: str | None = None, task: str | 
         raise HTTPException(409, [{"loc": ["body", "action"], "type": "EXECUTION_ERROR",
                                    "msg": "HTTP /step is stateless (as in OpenEnv): a fresh environment has no "
                                           "episode; open a WebSocket session at /ws, reset, then step"}])
+
+    add_mcp(app, new_session, sessions, max_sessions, serialize, Refused)
 
     @app.websocket("/ws")
     async def ws(websocket: WebSocket) -> None:
@@ -322,6 +336,8 @@ def openenv_command(
         task: str = typer.Option(None, help="Default task for a reset that names none"),
         max_steps: int = typer.Option(30, min=1, help="Tool calls per episode before it is cut off and graded"),
         max_sessions: int = typer.Option(64, min=1, help="WebSocket sessions (world episodes) at once"),
+        toolset: str = typer.Option("task", help="The tools a reset offers unless it names its own: task (its "
+                                    "apps' and task_submit_answer) or all (every app's, some 27k tokens)"),
         trajectories: str = typer.Option(None, help="Folder for trajectory files (in-process world only)")) -> None:
     """Serve an OpenEnv environment (reset / step / state over /ws, /schema, /health): one world episode a session."""
     import uvicorn
@@ -332,5 +348,7 @@ def openenv_command(
         raise typer.BadParameter("the world at --server keeps its own trajectories", param_hint="--trajectories")
     world = world_client(server, token, trajectories)
     typer.echo(f"openenv: ws://{host}:{port}/ws over {server or 'a world in this process'}", err=True)
-    uvicorn.run(build_openenv_app(world, suite, task, max_steps, max_sessions), host=host, port=port,
+    if toolset not in TOOLSETS:
+        raise typer.BadParameter("task or all", param_hint="--toolset")
+    uvicorn.run(build_openenv_app(world, suite, task, max_steps, max_sessions, toolset=toolset), host=host, port=port,
                 log_level="warning", timeout_keep_alive=KEEP_ALIVE_S)

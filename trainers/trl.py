@@ -36,6 +36,7 @@ import inspect
 import json
 import secrets
 import threading
+import weakref
 from pathlib import Path
 from types import GenericAlias
 from typing import Any, Literal, Union
@@ -138,6 +139,18 @@ def _serve(stack: contextlib.ExitStack, trajectories: Path | None) -> tuple[str,
     return url, token
 
 
+# Environments alive in this process. TRL never closes one: a rollout whose reward is never asked (the step
+# failed) keeps its episode until the next reset, and those left when the process ends are deleted then.
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _delete_left_over() -> None:
+    for env in list(_LIVE):
+        with contextlib.suppress(Exception):   # the world may be gone first; its idle timeout bounds the rest
+            env._close()
+
+
 class WorldEnvironment:
     """The protocol TRL drives; subclasses add the tools (``environment_class``)."""
 
@@ -147,6 +160,7 @@ class WorldEnvironment:
         self._episode: str | None = None
         self._submitted = False
         self.reward: dict | None = None   # the world's Reward, once graded
+        _LIVE.add(self)
 
     @classmethod
     def factory(cls, server: str | None = None, token: str | None = None):
@@ -159,7 +173,8 @@ class WorldEnvironment:
         task = row.get("task")
         if not isinstance(task, str) or not task:
             raise ValueError("reset: the dataset row needs a 'task' column with a task id")
-        episode = self._client.create_episode(task, meta={"trainer": "trl", "task": task})
+        # The class's methods are the model's tools (TRL reads them from the class); the episode offers them all.
+        episode = self._client.create_episode(task, meta={"trainer": "trl", "task": task}, toolset="all")
         self._episode, self._submitted, self.reward = episode["id"], False, None
         offered = {t["function"]["name"] for t in (episode.get("tools") or {}).get("openai", [])}
         missing = sorted(set(self._tool_names()) - offered)
@@ -218,6 +233,13 @@ MailWorld = environment_class("MailWorld", ("mail",))
 CrmWorld = environment_class("CrmWorld", ("crm",))
 DocsWorld = environment_class("DocsWorld", ("docs",))
 CalendarWorld = environment_class("CalendarWorld", ("calendar",))
+BY_APP = {"mail": MailWorld, "crm": CrmWorld, "docs": DocsWorld, "calendar": CalendarWorld}
+
+
+def environment_for(apps: set[str] | list[str]) -> type[WorldEnvironment]:
+    """The smallest shipped class with the tools of ``apps`` (the tasks' apps): one app's, else ``OfficeWorld``."""
+    wanted = set(apps) - {"task"}
+    return BY_APP[next(iter(wanted))] if len(wanted) == 1 and wanted <= set(BY_APP) else OfficeWorld
 
 
 # ---- reward functions: views of the world's Reward, for logging (weight 0) or shaping ---------------------------
@@ -295,11 +317,13 @@ def _world(server: str | None, token: str | None, trajectories: Path):
 
 
 def train(model: str, tasks: list[str], *, server: str | None = None, token: str | None = None, steps: int = 20,
-          k: int = 4, out: Path, config: dict | None = None) -> list[dict]:
+          k: int = 4, out: Path, config: dict | None = None, toolset: Literal["task", "all"] = "task") -> list[dict]:
     """GRPO on ``tasks`` with the world's reward: each step, ``k`` rollouts of every task (generated together,
     one task's group per backward pass). Returns per step ``{step, reward_mean, pass_rate}``, also written to
     ``out/trl_steps.json`` (TRL's whole log: ``out/trl_log.json``). The server (default: one in this process)
-    writes trajectory files to ``out/trajectories``. ``config`` overrides ``GRPOConfig`` fields."""
+    writes trajectory files to ``out/trajectories``. ``config`` overrides ``GRPOConfig`` fields. ``toolset``:
+    ``task`` offers the tools of the tasks' apps (``environment_for``: one app's class when they share one),
+    ``all`` every app's (``OfficeWorld``)."""
     import torch
     from trl import GRPOConfig, GRPOTrainer
 
@@ -311,12 +335,15 @@ def train(model: str, tasks: list[str], *, server: str | None = None, token: str
                     bf16=torch.cuda.is_available(), use_cpu=not torch.cuda.is_available(),
                     chat_template_kwargs={"enable_thinking": False}, reward_weights=[0.0] * len(ROLES))
     with _world(server, token, out / "trajectories") as (url, secret):
+        with Client(url, secret) as ow:
+            apps = {app for t in ow.tasks() if t["id"] in tasks for app in t["apps"]}
+        world = OfficeWorld if toolset == "all" else environment_for(apps or {"all"})
         trainer = GRPOTrainer(model=model, reward_funcs=[*ROLES], args=GRPOConfig(**(settings | (config or {}))),
                               train_dataset=dataset(tasks, server=url, token=secret),
-                              environment_factory=OfficeWorld.factory(url, secret))
+                              environment_factory=world.factory(url, secret))
         trainer.train()
     logs = trainer.state.log_history
-    rows = [{"step": log["step"], "reward_mean": log[f"rewards/{OfficeWorld.__name__}/mean"],
+    rows = [{"step": log["step"], "reward_mean": log[f"rewards/{world.__name__}/mean"],
              "pass_rate": log["rewards/passed/mean"]} for log in logs if "reward" in log]
     (out / "trl_log.json").write_text(json.dumps(logs, indent=1))
     (out / "trl_steps.json").write_text(json.dumps(rows, indent=1))

@@ -9,6 +9,9 @@
   row equals its rows; a ``Forecast Q<n> <year>`` sheet lists exactly the CRM pipeline closing that
   quarter (Closed Lost aside), so its total is the pipeline's; and mail quoting a sheet's total
   (``the "Forecast Q1 2026" sheet totals $1,087,000``) quotes that total.
+- An offer a document names (a line ``Option B: 3-year at 5% off list, ..., 174800``) is called by that name
+  in mail quoting its amount: ``we accept option 1: ... $174,800`` is named when no document calls the
+  $174,800 offer option 1 but one calls it Option B.
 
 What mail states comes from the sections that declare ``writings(data)`` (``{source, text, date, people}``
 each: the mail app's messages); the meetings from those that declare ``meetings`` (``worlds.sections``).
@@ -36,6 +39,10 @@ SHEET_TOTAL = re.compile(r'"(?P<sheet>[^"\n]{1,120})" sheet totals \$(?P<amount>
 # A dollar amount written out in full ("$1.2M" and "$40k" are rounded talk, not figures to check).
 AMOUNT = re.compile(r"\$(\d{1,3}(?:,\d{3})+|\d+)(\.\d{1,2})?(?![\d.]*\s?(?:[kKmMbB]\b|million|thousand|billion))")
 SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+# An offer as a document declares it (a line starting ``Option B:``), and as mail names it (``option 1``).
+DECLARED = re.compile(r"^\W*option (?P<label>[A-Z0-9])\b\s*[:.)-]", re.IGNORECASE)
+NAMED = re.compile(r"\boption (?P<label>[A-Z0-9])(?=[\s:,.)]|$)", re.IGNORECASE)
+FIGURE = re.compile(r"(?<![\d.])\$?(\d{1,3}(?:,\d{3})+|\d{4,})(\.\d{1,2})?(?![\d%])")
 
 
 def check(world: World, sections: Sections | None = None) -> list[str]:
@@ -48,6 +55,7 @@ def check(world: World, sections: Sections | None = None) -> list[str]:
             problems += sheets.check_sheet(facts, item)
         elif item.type == "document" and item.text and "$" in item.text:
             problems += facts.amounts_quoted(item.text, item.modified, lambda *n, i=item: _doc_line(i, *n))
+    offers = declared_offers(docs.items if docs is not None else [])
     for text, moment, people, source in facts.writings:
         text = _own_lines(text)
         if not any(mark in text for mark in ('" on ', "$")):
@@ -56,7 +64,51 @@ def check(world: World, sections: Sections | None = None) -> list[str]:
         problems += facts.meetings_named(text, moment.astimezone(facts.zone), people, where)
         problems += facts.amounts_quoted(text, moment, where)
         problems += facts.sheet_totals(text, where)
+        problems += offers_named(offers, text, where)
     return problems
+
+
+def declared_offers(items) -> dict[float, list[tuple[str, str]]]:
+    """The offers documents declare, by amount: ``{174800.0: [("B", "docs/files/...csv:7")]}``. A line declares
+    one when it starts ``Option <letter or digit>:`` and holds one figure of four digits or more."""
+    found: dict[float, list[tuple[str, str]]] = {}
+    for item in items:
+        for n, line in enumerate(_lines_of(item), start=1):
+            declared = DECLARED.match(line)
+            figures = {money(f) for f in FIGURE.finditer(line)} if declared else set()
+            if declared and len(figures) == 1:
+                place = f"docs/{item.source}:{n}" if item.source else f"{item.file} ({item.name!r})"
+                found.setdefault(figures.pop(), []).append((declared["label"].upper(), place))
+    return found
+
+
+def offers_named(offers: dict[float, list[tuple[str, str]]], text: str, where) -> list[str]:
+    """Sentences of ``text`` naming an offer (``option 1``) by a name no document gives the amount they quote,
+    where a document declares an offer of that amount under another name."""
+    problems = []
+    for sentence in SENTENCE.split(text):
+        names = {m["label"].upper(): m.group(0) for m in NAMED.finditer(sentence)}
+        amounts = {money(m): m.group(0) for m in AMOUNT.finditer(sentence)}
+        if len(names) != 1 or len(amounts) != 1:
+            continue
+        (label, written), (amount, quoted) = names.popitem(), amounts.popitem()
+        declared = offers.get(amount, [])
+        if declared and label not in {name for name, _ in declared}:
+            problems.append(f"{where(written)}: calls the {quoted} offer {written!r}, but {declared[0][1]} names it "
+                            f"Option {declared[0][0]}")
+    return problems
+
+
+def _lines_of(item) -> list[str]:
+    """A document's lines: its text, a sheet's rows (cells joined by commas), or a text upload's content."""
+    if item.text:
+        return item.text.splitlines()
+    if item.rows:
+        return [",".join(row) for row in item.rows]
+    content = getattr(item, "content", None)
+    if content and (item.mime_type or "").startswith("text/"):
+        return content.decode("utf-8", errors="replace").splitlines()
+    return []
 
 
 class _Facts:

@@ -66,7 +66,9 @@ class Event(SQLModel, table=True):
                                 sa_type=JSON)
     visibility: Literal["default", "private"] = attr("default", description="private: people who may only read "
                                                      "the calendar see 'busy', not the details", sa_type=String)
-    show_as: Literal["busy", "free"] = attr("busy", description="Whether the event counts as busy time", sa_type=String)
+    show_as: Literal["busy", "free"] | None = attr(None, description="Whether the event counts as busy time; left "
+                                                   "out: busy for a timed event, free for an all-day one",
+                                                   sa_type=String)
     organizer: str = attr(description="Address of the organizer", create=False, update=False)
     status: Literal["confirmed", "tentative", "cancelled"] = attr("confirmed", description="cancelled events "
                                                                  "stay on record", create=False, update=False,
@@ -92,6 +94,11 @@ class Attendee(SQLModel, table=True):
                               sa_type=String)
     optional: bool = attr(False, description="An optional attendee")
     comment: str = attr("", description="A note sent with the response", max_length=1000)
+
+
+def default_show_as(all_day: bool) -> Literal["busy", "free"]:
+    """Google Calendar's default transparency: an all-day event is free time, a timed one busy."""
+    return "free" if all_day else "busy"
 
 
 TABLES: list[type[SQLModel]] = [Calendar, Access, Event, Attendee]

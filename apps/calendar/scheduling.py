@@ -3,19 +3,23 @@
 Changing one occurrence of a recurring event (``scope``): ``this`` stores it as its own event that
 replaces the occurrence; ``following`` cuts the series there and starts a new one with the change;
 ``all`` changes the series (a changed start or end moves every occurrence by the same amount).
+Cancelling a series cancels its occurrences changed on their own too (those from the cut on, for
+``following``), as Google Calendar does. An attendee answers one occurrence (``respond`` with its id) or the
+whole series (the series' id, or ``scope="all"``). An all-day event is free time unless said otherwise, a
+timed one busy: the defaults Google Calendar gives a new event (``show_as``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, time
 from typing import Any, Literal
 
 from sqlmodel import col, func, select
 
 from apps.calendar import invitations, recurrence, store
 from apps.calendar import schemas as s
-from apps.calendar.models import Access, Attendee, Calendar, Event, Response, Role
+from apps.calendar.models import Access, Attendee, Calendar, Event, Response, Role, default_show_as
 from apps.kit import Conflict, Ctx, Invalid, OperationSet
 from apps.kit.checks import email_address
 
@@ -28,14 +32,25 @@ def _new_id(ctx: Ctx) -> str:
 
 
 def _normalise(ctx: Ctx, event: Event) -> None:
-    """Times to aware UTC in the event's zone; checks the zone, the times and the rule."""
+    """Times to aware UTC in the event's zone; checks the zone, the times and the rule; busy or free as the kind
+    of event makes it, when not said."""
     store.check_zone(event.time_zone)
+    event.show_as = event.show_as or default_show_as(event.all_day)
     event.start = store.aware(ctx, event.start, event.time_zone, "start")
     event.end = store.aware(ctx, event.end, event.time_zone, "end")
     if event.end <= event.start:
         raise Invalid("end: must be after start", field="end")
     if event.recurrence:
         recurrence.parse(event.recurrence, event.start, store.zone(ctx, event.time_zone))
+
+
+def _days(values: dict[str, Any]) -> dict[str, Any]:
+    """An all-day event's start and end given: dates, not instants; the day written is the day, whatever
+    offset came with it (midnight of it in the event's zone is stored)."""
+    for name in ("start", "end"):
+        if isinstance(values.get(name), datetime):
+            values[name] = datetime.combine(values[name].date(), time())
+    return values
 
 
 def _set_attendees(ctx: Ctx, event: Event, people: list[str], keep: Sequence[Attendee] = ()) -> list[Attendee]:
@@ -66,7 +81,9 @@ def create_event(ctx: Ctx, fields: s.EventCreate, attendees: list[str] = [], cal
     attendees = [email_address(a, "attendees") for a in attendees]
     # on a person's own calendar (a delegate writing to it) the event is theirs, as in Google Calendar
     organizer = calendar.owner if calendar.primary else ctx.actor
-    event = Event(**fields.model_dump(), id=_new_id(ctx), calendar_id=calendar.id, organizer=organizer)
+    values = fields.model_dump()
+    event = Event(**(_days(values) if values["all_day"] else values), id=_new_id(ctx), calendar_id=calendar.id,
+                  organizer=organizer)
     event.time_zone = event.time_zone or calendar.time_zone
     _normalise(ctx, event)
     ctx.session.add(event)
@@ -90,6 +107,8 @@ def update_event(ctx: Ctx, event_id: str, fields: s.EventUpdate, attendees: list
     """
     event, start = store.editable(ctx, event_id)
     changes = fields.model_dump(exclude_unset=True)
+    if changes.get("all_day", event.all_day):
+        _days(changes)
     target = _target(ctx, event, start, scope, changes)
     for name, value in changes.items():
         setattr(target, name, value)
@@ -186,27 +205,43 @@ def cancel_event(ctx: Ctx, event_id: str, scope: Scope = "all", message: str = "
     elif start is not None and scope == "following" and start > event.start:
         assert event.recurrence, "an occurrence's start comes only with a series"  # store.event_of
         event.recurrence = recurrence.split(event.recurrence, event.start, store.zone(ctx, event.time_zone), start)[0]
+        _cancel_changed(ctx, event, start)
     else:
         event.status, start = "cancelled", None
+        _cancel_changed(ctx, event, event.start)
     event.sequence += 1
     ctx.session.add(event)
     notified = invitations.notify(ctx, event, people, "CANCEL", message, start) if send_updates else []
     return s.Cancelled(event_id=event_id, notified=notified)
 
 
+def _cancel_changed(ctx: Ctx, series: Event, start: datetime) -> None:
+    """The occurrences of ``series`` changed on their own (moved, retitled...) from ``start`` on, cancelled."""
+    for changed in ctx.session.exec(select(Event).where(Event.recurring_event_id == series.id,
+                                                        col(Event.original_start) >= start)):
+        changed.status = "cancelled"
+        changed.sequence += 1
+        ctx.session.add(changed)
+
+
 @ops.write
-def respond(ctx: Ctx, event_id: str, response: Response, comment: str = "") -> s.EventOut:
+def respond(ctx: Ctx, event_id: str, response: Response, comment: str = "",
+            scope: Literal["this", "all"] = "this") -> s.EventOut:
     """Answer an invitation; the organizer sees your answer on the event and gets a reply mail.
 
     Args:
-        event_id: The event (an answer to one occurrence answers the whole series).
+        event_id: The event, or one occurrence of a recurring event.
         response: accepted, tentative, declined (or needsAction to take an answer back).
         comment: A note to the organizer.
+        scope: For an occurrence of a recurring event: this (answer that occurrence only, as Google Calendar
+            does for an occurrence's id) or all (answer the whole series).
     """
     event, start = store.event_of(ctx, event_id)
-    me = next((a for a in store.attendees(ctx, event.id) if a.email == ctx.actor), None)
-    if me is None:
+    if not any(a.email == ctx.actor for a in store.attendees(ctx, event.id)):
         raise Invalid(f"event_id: you are not invited to {event_id}", field="event_id")
+    if start is not None and scope == "this":   # the occurrence becomes its own event, holding this answer
+        event, start = _target(ctx, event, start, "this", {}), None
+    me = next(a for a in store.attendees(ctx, event.id) if a.email == ctx.actor)
     me.response, me.comment = response, comment
     ctx.session.add(me)
     if response != "needsAction":

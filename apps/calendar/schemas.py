@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from pydantic import Field
@@ -33,6 +33,8 @@ class EventOut(_EventBase):
 
     attendees: list[AttendeeOut] = Field(default_factory=list, description="Invited people and their responses")
     details_hidden: bool = Field(False, description="True when you may see only that the time is busy")
+    start_date: date | None = Field(None, description="For an all-day event: its first day (the same for everyone)")
+    end_date: date | None = Field(None, description="For an all-day event: the day after its last day")
 
 
 class CalendarOut(_CalendarBase):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from apps.calendar.generate import zone
-from apps.calendar.models import Access, Attendee, Calendar, Event
+from apps.calendar.models import Access, Attendee, Calendar, Event, default_show_as
 from apps.calendar.world import CalendarData, EventRecord
 from worlds.model import World, WorldInfo
 
@@ -26,6 +26,7 @@ def seed(session: Session, world: World) -> None:
 
 def _event(session: Session, info: WorldInfo, key: str, record: EventRecord) -> None:
     fields = record.model_dump(exclude={"calendar", "attendees"})
+    fields["show_as"] = fields["show_as"] or default_show_as(record.all_day)
     start, end = (t if t.tzinfo else t.replace(tzinfo=zone(info, record.time_zone)) for t in (record.start, record.end))
     session.add(Event(**{**fields, "start": start, "end": end}, id=key, calendar_id=record.calendar or record.organizer))
     for guest in record.attendees:

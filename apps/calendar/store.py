@@ -133,6 +133,9 @@ def out(ctx: Ctx, event: Event, start: datetime | None = None, end: datetime | N
     if start is not None and event.recurrence:
         data.update(id=recurrence.instance_id(event.id, start), start=start, end=end,
                     recurring_event_id=event.id, original_start=start)
+    if event.all_day:   # its days, as the event's zone has them: the same dates for every viewer
+        local = zone(ctx, event.time_zone)
+        data.update(start_date=data["start"].astimezone(local).date(), end_date=data["end"].astimezone(local).date())
     people = attendees(ctx, event.id)
     if not access(ctx, event, people)[0]:
         return s.EventOut(**{**data, "title": "Busy", "location": "", "description": "", "reminders": []},

@@ -2,11 +2,16 @@
 
 A field is looked up by its name with case, underscores and dots ignored, so ``close_date``,
 ``CloseDate`` and ``closedate`` are the same field, and ``Account.Name`` is ``account_name``.
+A parent's field is reached through any chain of lookups, as in Salesforce (``Account.Owner.Name``,
+``Contact.Account.Industry``, up to five levels): ``path`` writes it as nested subqueries and names it by its
+parts (``account_owner_name``). An owner or creator is a ``User``: a person of the world, whom the query sees
+through the ``crm_user`` table ``users_cte`` writes from the world's people.
 Only expressions written here ever reach SQL; values are always bound as parameters.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -83,3 +88,65 @@ def field(obj: str, name: str) -> QField | None:
 
 def names(obj: str) -> list[str]:
     return [f.name for f in FIELDS[obj].values()]
+
+
+# Per object: lookup name (normalised) → (the object it points at, the column holding the link, the column of the
+# target the link holds). ``What`` (a task's or event's record of any kind) is polymorphic and not followed.
+_USER = ("User", "owner", "email")
+LOOKUPS: dict[str, dict[str, tuple[str, str, str]]] = {
+    "Account": {"parent": ("Account", "parent_id", "id"), "owner": _USER},
+    "Contact": {"account": ("Account", "account_id", "id"), "reportsto": ("Contact", "reports_to_id", "id"),
+                "owner": _USER},
+    "Lead": {"owner": _USER, "convertedaccount": ("Account", "converted_account_id", "id"),
+             "convertedcontact": ("Contact", "converted_contact_id", "id"),
+             "convertedopportunity": ("Opportunity", "converted_opportunity_id", "id")},
+    "Opportunity": {"account": ("Account", "account_id", "id"), "owner": _USER},
+    "Case": {"account": ("Account", "account_id", "id"), "contact": ("Contact", "contact_id", "id"), "owner": _USER},
+    "Task": {"owner": _USER}, "Event": {"owner": _USER}, "Note": {"owner": _USER},
+    "User": {"manager": ("User", "manager", "email")},
+}
+for _links in LOOKUPS.values():
+    if "owner" in _links:
+        _links["createdby"] = ("User", "created_by", "email")
+FIELDS["User"] = {normal(n): QField(n, f"t.{n}", "text") for n in ("name", "email", "title", "department", "manager")}
+FIELDS["User"]["username"] = FIELDS["User"]["email"]
+MAX_HOPS = 5   # Salesforce follows at most five levels of parents
+_OUTER = re.compile(r"\bt\.")
+
+
+def snake(name: str) -> str:
+    """``ReportsTo`` → ``reports_to``: a Salesforce name as ours."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def path(obj: str, name: str, hop: int = 0) -> QField:
+    """The field ``name`` (dotted through lookups) of ``obj``, as SQL over the row ``t``; ``LookupError`` saying why
+    when a part is not known."""
+    if name.count(".") > MAX_HOPS:
+        raise LookupError(f"{name!r} follows more than {MAX_HOPS} lookups")
+    found = field(obj, name)
+    if found is not None:
+        return found
+    head, _, rest = name.partition(".")
+    if not rest:
+        raise LookupError(f"{obj} has no field {name!r}; its fields: {', '.join(names(obj))}")
+    link = LOOKUPS.get(obj, {}).get(normal(_ALIASES.get(normal(head), head)))
+    if link is None:
+        known = ", ".join(sorted({snake(k) for k in LOOKUPS.get(obj, {})})) or "none"
+        raise LookupError(f"{obj} has no lookup {head!r} to follow; its lookups: {known}")
+    target, column, key = link
+    inner = path(target, rest, hop + 1)
+    alias = f"p{hop}"
+    table = "crm_user" if target == "User" else m.OBJECTS[target].__tablename__
+    sql = f"(select {_OUTER.sub(alias + '.', inner.sql)} from {table} {alias} where {alias}.{key} = t.{column})"
+    return QField(f"{snake(head)}_{inner.name}", sql, inner.kind)
+
+
+def users_cte(people) -> str:
+    """``crm_user`` as a common table written from the world's people (``(email, name, title, team, manager)``):
+    their values are the world's, never the query's, and are quoted here."""
+    def quoted(value) -> str:
+        return "null" if value is None else "'" + str(value).replace("'", "''") + "'"
+    rows = ", ".join(f"({', '.join(quoted(v) for v in person)})" for person in people)
+    body = f"values {rows}" if rows else "select null, null, null, null, null where 0"
+    return f"with crm_user(email, name, title, department, manager) as ({body}) "

@@ -145,8 +145,8 @@ class Opportunity(Record, table=True):
                            description="Id of the account the deal is with")
     name: str = attr(index=True, description="Name of the deal, e.g. 'Globex - Renewal 2026'")
     amount: float | None = attr(None, ge=0, description="Deal value in dollars (not negative)")
-    close_date: date | None = attr(None, description="Expected (or, when closed, actual) close date, YYYY-MM-DD. "
-                                   "Required for closed stages.")
+    close_date: date = attr(description="Expected (or, when closed, actual) close date, YYYY-MM-DD; required, "
+                            "as in Salesforce: it can be moved but not cleared")
     stage: Stage = attr("Prospecting", index=True, sa_type=String, description="Sales stage; its default "
                         "probability applies unless probability is given")
     probability: int = attr(ge=0, le=100, description="Chance of winning, 0-100", create=False, update=False)

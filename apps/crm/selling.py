@@ -1,7 +1,8 @@
 """CRM operations for selling: opportunities (with their validation rules and field history) and leads.
 
 Opportunity rules, as a Salesforce admin would set them up: the stage sets the default probability;
-amounts are not negative; a closed opportunity needs a close date; Closed Lost needs a loss reason.
+amounts are not negative; every opportunity has a close date (required on create, as in Salesforce, and never
+cleared: a closed one's is the day it closed); Closed Lost needs a loss reason.
 Stage, amount and close date changes are tracked in the field history.
 """
 
@@ -25,8 +26,9 @@ def check_opportunity(o: m.Opportunity) -> None:
     store.non_negative(o.amount, "amount")
     if not 0 <= o.probability <= 100:
         raise Invalid(f"probability: must be between 0 and 100 (got {o.probability})", field="probability")
-    if o.stage in CLOSED_STAGES and o.close_date is None:
-        raise Invalid(f"close_date: a {o.stage} opportunity needs a close date", field="close_date")
+    if o.close_date is None:
+        raise Invalid(f"close_date: {'a ' + o.stage if o.stage in CLOSED_STAGES else 'an'} opportunity needs a close "
+                      "date; move it to another day rather than clearing it", field="close_date")
     if o.stage == "Closed Lost" and not (o.loss_reason or "").strip():
         raise Invalid("loss_reason: say why the opportunity was lost to move it to Closed Lost",
                       field="loss_reason")

@@ -12,6 +12,7 @@ from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm.picklists import CASE_PRIORITIES, CLOSED_STAGES, OPEN_STAGES, STAGES
 from apps.crm.query import Compiled, compile_soql
+from apps.crm.query_plan import Child
 from apps.kit import Ctx, Invalid, OperationSet
 from apps.kit.wire import Wire
 
@@ -21,41 +22,48 @@ SearchObject = Literal["Account", "Contact", "Lead", "Opportunity", "Case"]
 # The record's account name: the account is joined (``a``) where an object has one.
 _ACCOUNT = "coalesce(a.name, '')"
 _PERSON = "trim(t.first_name || ' ' || t.last_name)"
-# Per object: (name, detail, text searched, whether the account is joined); all SQL written here, the search
-# words are bound. ``like`` ignores ASCII case itself, as ``lower`` folds only ASCII: the text is not lowered.
+# Per object: (name, detail, text searched, whether the account is joined, which records search at all); all SQL
+# written here, the search words are bound. ``like`` ignores ASCII case itself, as ``lower`` folds only ASCII: the
+# text is not lowered. A converted lead is found no more, as in Salesforce: its contact (and account) are.
 _SEARCH = {
-    "Account": ("t.name", "coalesce(t.industry, '')", "t.name || ' ' || coalesce(t.website, '')", False),
+    "Account": ("t.name", "coalesce(t.industry, '')", "t.name || ' ' || coalesce(t.website, '')", False, "1"),
     "Contact": (_PERSON, f"coalesce(t.email, '') || ' · ' || {_ACCOUNT}",
-                f"{_PERSON} || ' ' || coalesce(t.email, '') || ' ' || {_ACCOUNT}", True),
+                f"{_PERSON} || ' ' || coalesce(t.email, '') || ' ' || {_ACCOUNT}", True, "1"),
     "Lead": (_PERSON, "t.company || ' · ' || coalesce(t.email, '')",
-             f"{_PERSON} || ' ' || coalesce(t.email, '') || ' ' || t.company", False),
-    "Opportunity": ("t.name", f"{_ACCOUNT} || ' · ' || t.stage", f"t.name || ' ' || {_ACCOUNT}", True),
-    "Case": ("t.subject", f"{_ACCOUNT} || ' · ' || t.status", f"t.subject || ' ' || {_ACCOUNT}", True),
+             f"{_PERSON} || ' ' || coalesce(t.email, '') || ' ' || t.company", False, "not t.is_converted"),
+    "Opportunity": ("t.name", f"{_ACCOUNT} || ' · ' || t.stage", f"t.name || ' ' || {_ACCOUNT}", True, "1"),
+    "Case": ("t.subject", f"{_ACCOUNT} || ' · ' || t.status", f"t.subject || ' ' || {_ACCOUNT}", True, "1"),
 }
 _JOIN = " left join crm_account a on a.id = t.account_id"
 
 
 @ops.read
-def search(ctx: Ctx, text: str, objects: list[SearchObject] = [], limit: int = 20) -> list[s.SearchHit]:
+def search(ctx: Ctx, query: str = "", objects: list[SearchObject] = [], limit: int = 20,
+           text: str | None = None) -> list[s.SearchHit]:
     """Search accounts, contacts, leads, opportunities and cases by name, email or company.
 
     Every word must appear (case-insensitive) in a record's name, email, company or account name.
+    Converted leads are left out, as in Salesforce (read one with get_lead; its contact is found).
 
     Args:
-        text: Words to look for, e.g. 'globex' or 'sam ortiz'.
+        query: Words to look for, e.g. 'globex' or 'sam ortiz'.
         objects: Only these kinds of record; all when empty.
         limit: Most hits to return per kind of record (1-100).
+        text: The words to look for, under the name this argument had before: give query or text, not both.
     """
-    words = text.split()
+    if text is not None and query:
+        raise Invalid("text: give the words as query (text is its old name), not both", field="text")
+    named = "text" if text is not None else "query"
+    words = (text if text is not None else query).split()
     if not words:
-        raise Invalid("text: give at least one word to search for", field="text")
+        raise Invalid(f"{named}: give at least one word to search for", field=named)
     if not 1 <= limit <= 100:
         raise Invalid("limit: must be between 1 and 100", field="limit")
     hits = []
     wanted: list[str] = list(objects) or list(_SEARCH)
     for obj in wanted:
-        name, detail, haystack, joined = _SEARCH[obj]
-        where = " and ".join(f"({haystack}) like ?" for _ in words)
+        name, detail, haystack, joined, only = _SEARCH[obj]
+        where = " and ".join([only, *(f"({haystack}) like ?" for _ in words)])
         sql = (f"select t.id, {name}, {detail} from {m.OBJECTS[obj].__tablename__} t{_JOIN if joined else ''} "
                f"where {where} order by {name}, t.id limit ?")
         rows = ctx.sql.execute(sql, [f"%{w.lower()}%" for w in words] + [limit]).fetchall()
@@ -84,20 +92,26 @@ def _utc(value):
 
 @ops.read
 def query(ctx: Ctx, soql: str) -> Wire[s.QueryResult]:
-    """Query one kind of record with a small subset of SOQL.
+    """Query one kind of record with SOQL (a subset): fields through lookups, aggregates, child subqueries.
 
     SELECT field, ... | FIELDS(ALL) | COUNT() FROM Account|Contact|Lead|Opportunity|Case|Task|Event|Note
-    [WHERE field op value [AND|OR ...]] [ORDER BY field [ASC|DESC], ...] [LIMIT n] [OFFSET n].
-    Operators: = != < <= > >= LIKE IN NOT IN; values: 'text', numbers, YYYY-MM-DD, TRUE, FALSE, NULL,
-    TODAY. Field names are ours (close_date) or Salesforce's (CloseDate, StageName, Account.Name).
-    Without LIMIT, at most 200 records come back. total_size counts the records that came back (as
-    Salesforce's totalSize does; for COUNT() it is the count); matching counts every match.
+    [WHERE cond] [GROUP BY field, ... [HAVING cond]] [ORDER BY field [ASC|DESC], ...] [LIMIT n] [OFFSET n].
+    Operators: = != < <= > >= LIKE IN NOT IN; values: 'text', numbers, YYYY-MM-DD, TRUE, FALSE, NULL and date
+    literals (TODAY, YESTERDAY, THIS_WEEK, LAST_MONTH, THIS_QUARTER, LAST_N_DAYS:n, NEXT_N_DAYS:n, ...,
+    counted from today in the company's zone). Field names are ours (close_date) or Salesforce's (CloseDate,
+    StageName), also through lookups (Account.Owner.Name, Contact.Account.Industry). Aggregates: COUNT(Id),
+    COUNT_DISTINCT, SUM, AVG, MIN, MAX, named expr0, expr1, ... unless given an alias; one record per group.
+    A child subquery, e.g. SELECT Name, (SELECT LastName FROM Contacts) FROM Account, gives each record its
+    children as {total_size, records}, or null when it has none. Without LIMIT, at most 200 records come back.
+    total_size counts the records that came back (as Salesforce's totalSize does; for COUNT() it is the count);
+    matching counts every match (every group, for an aggregate query).
 
     Args:
         soql: The query, e.g. "SELECT name, amount FROM Opportunity WHERE stage = 'Proposal' ORDER BY amount DESC".
     """
-    today = ctx.now.astimezone(ZoneInfo(ctx.world.timezone)).date()
-    q = _compiled(soql, today)
+    zone = ctx.world.timezone
+    today = ctx.now.astimezone(ZoneInfo(zone)).date()
+    q = _compiled(soql, today, zone, _people(ctx.world))
     conn = ctx.sql
     # Built in the form a QueryResult dumps to: its records hold SQLite's own values, which dump as they are
     # (times and booleans converted: ``_records``).
@@ -107,7 +121,51 @@ def query(ctx: Ctx, soql: str) -> Wire[s.QueryResult]:
     rows = conn.execute(q.page_sql, q.page_params).fetchall()
     total = _matching(conn, q, len(rows))
     records = _records(q.names, q.converted)(rows)
+    for child in q.children:
+        _children(conn, child, records)
     return Wire({"object": q.object, "total_size": len(records), "matching": total, "records": records})
+
+
+def _people(world) -> tuple:
+    """The world's people as ``crm_user`` rows: made once per world (the same tuple each call keys the cache)."""
+    known = _USERS.get(id(world.people))
+    if known is None or known[0] is not world.people:
+        if len(_USERS) > 64:
+            _USERS.clear()
+        known = _USERS[id(world.people)] = (world.people, _Users((p.email, p.name, p.title, p.team, p.manager)
+                                                                 for p in world.people))
+    return known[1]
+
+
+class _Users(tuple):
+    """The rows, hashed once: a query's cache key holds them (7 µs a call to hash acme's 32 again each time)."""
+
+    def __hash__(self) -> int:
+        found = self.__dict__.get("hash")
+        if found is None:
+            found = self.__dict__["hash"] = tuple.__hash__(self)
+        return found
+
+
+_USERS: dict[int, tuple[list, tuple]] = {}   # id of a world's list of people → (that list, its rows)
+
+
+def _children(conn, child: Child, records: list[dict]) -> None:
+    """Each record's children under ``child.name``: ``{total_size, records}``, at most the subquery's LIMIT, or
+    ``None`` when it has none (as Salesforce gives them)."""
+    ids = [r["id"] for r in records]
+    found: dict[int, list[dict]] = {}
+    q = child.query
+    read = _records(q.names, q.converted)
+    for start in range(0, len(ids), 500):
+        part = ids[start:start + 500]
+        for row in conn.execute(child.sql(len(part)), [*q.params, *part]).fetchall():
+            mine = found.setdefault(row[-1], [])
+            if len(mine) < q.limit:
+                mine.extend(read([row[:-1]]))
+    for record in records:
+        kids = found.get(record["id"])
+        record[child.name] = {"total_size": len(kids), "records": kids} if kids else None
 
 
 @lru_cache(maxsize=512)

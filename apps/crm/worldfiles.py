@@ -148,8 +148,6 @@ class _Checker:
 
     def check_opportunity(self, file: str, key: str, r: OpportunityRecord) -> None:
         self.ref(file, key, "account", "accounts", r.account)
-        if r.stage in ("Closed Won", "Closed Lost") and r.close_date is None:
-            self.problem(file, key, f"a {r.stage} opportunity needs a close_date")
         if r.stage == "Closed Lost" and not (r.loss_reason or "").strip():
             self.problem(file, key, "a Closed Lost opportunity needs a loss_reason")
         for entry in r.history:

@@ -99,12 +99,14 @@ def get_spreadsheet(ctx: Ctx, file_id: int, range: str | None = None) -> s.Sprea
 
     Args:
         file_id: Id of the spreadsheet.
-        range: Only this range, like 'A1:D20' or 'B3'; the whole used area when left empty.
+        range: Only this range, like 'A1:D20', 'B3', a whole column 'B:B' or row '2:2'; the whole used area when
+            left empty.
     """
     item, role = access.require(ctx, file_id, "viewer", "read it")
     if item.kind != "spreadsheet":
         raise Invalid(f"file_id: {item.name!r} is a {item.kind}, not a spreadsheet; use read_file", field="file_id")
-    bounds = sheets.parse_range(range) if range else None
+    ends = sheets.used_range(sheets.load(ctx.session, item.id))[2:] if range and sheets.is_open(range) else (1, 1)
+    bounds = sheets.parse_range(range, ends=ends) if range else None
     if bounds and (bounds[2] - bounds[0] + 1) * (bounds[3] - bounds[1] + 1) > 20_000:
         raise Invalid("range: at most 20,000 cells at a time", field="range")
     return spreadsheet(ctx, item, role, bounds)
@@ -143,14 +145,17 @@ def update_range(ctx: Ctx, file_id: int, range: str, values: list[list[s.CellInp
 
     Args:
         file_id: Id of the spreadsheet.
-        range: The top-left cell, or the whole range the values must fill exactly.
+        range: The top-left cell, or the whole range the values must fill exactly (a whole column 'B:B' or
+            row '2:2' is filled from its start as far as the values go).
         values: Rows of values or formulas; an empty value clears its cell.
     """
     item, role = editable(ctx, file_id, "spreadsheet")
-    r1, c1, r2, c2 = sheets.parse_range(range)
     if not values or not any(values):
         raise Invalid("values: give at least one row of values", field="values")
     width = max(len(row) for row in values)
+    r1, c1, r2, c2 = sheets.parse_range(range)
+    if sheets.is_open(range):   # an open end reaches as far as the values do
+        r1, c1, r2, c2 = sheets.parse_range(range, ends=(r1 + len(values) - 1, c1 + width - 1))
     if ":" in range and (len(values) != r2 - r1 + 1 or width != c2 - c1 + 1):
         raise Invalid(f"values: {len(values)} row(s) of {width} do not fill {range} "
                       f"({r2 - r1 + 1} row(s) of {c2 - c1 + 1})", field="values")

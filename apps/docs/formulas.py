@@ -5,7 +5,9 @@ parentheses are just a deep stack, not deep Python calls. Cells are evaluated in
 by an explicit depth-first walk, so a chain of thousands of cells needs no recursion either; a
 dependency back onto a cell still being evaluated is a cycle and shows ``#REF!``.
 
-Operators (Excel's precedence): ``:`` ranges, unary ``-``, ``%``, ``^``, ``* /``, ``+ -``, ``&``,
+References: ``B3``, ``$B$3``, ranges ``A1:C9``, whole columns ``B:B``, whole rows ``2:2`` and ``B2:B`` (B2
+down), an open end reaching the sheet's last filled row or column. Operators (Excel's precedence): ``:``
+ranges, unary ``-``, ``%``, ``^``, ``* /``, ``+ -``, ``&``,
 ``= <> < <= > >=``. The functions are in ``formula_functions.py``. Errors read as spreadsheets show
 them: #REF! (off the sheet, or circular), #DIV/0!, #NAME? (unknown function or name), #VALUE!
 (wrong type), #N/A (nothing found), #NUM!, #ERROR! (a formula that does not parse). An error in a
@@ -29,7 +31,9 @@ MAX_RANGE = 100_000
 _REF = re.compile(r"^\$?([A-Za-z]{1,3})\$?(\d+)$")
 _NUMBER = re.compile(r"^\s*(-?)\$?((\d{1,3}(,\d{3})+|\d+)(\.\d*)?|\.\d+)\s*(%?)\s*$")
 _DATE = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})\s*$")
-_TOKEN = re.compile(r'\s*(?:(\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+)|("(?:[^"]|"")*")'
+# Whole rows and columns as Google Sheets writes them: ``2:3``, ``B:D``, and ``B2:B`` (from B2 down).
+_LINES = r"\$?\d+:\$?\d+(?![\d.A-Za-z])|\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}(?![\w(])|\$?[A-Za-z]+\$?\d+:\$?[A-Za-z]{1,3}(?![\w(])"
+_TOKEN = re.compile(r'\s*(?:(' + _LINES + r')|(\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+)|("(?:[^"]|"")*")'
                     r"|(\$?[A-Za-z]+\$?\d+(?::\$?[A-Za-z]+\$?\d+)?)|([A-Za-z_][A-Za-z0-9_.]*)"
                     r"|(<=|>=|<>|[-+*/^&%=<>(),:]))")
 _BINARY = {"=": 1, "<>": 1, "<": 1, "<=": 1, ">": 1, ">=": 1, "&": 2, "+": 3, "-": 3, "*": 4, "/": 4, "^": 5}
@@ -100,17 +104,48 @@ def _tokens(formula: str) -> list[str]:
     return out
 
 
+def _side(text: str) -> tuple[int | None, int | None] | None:
+    """One side of a range: a cell (row, col), a column (None, col) or a row (row, None); None if off the sheet."""
+    text = text.replace("$", "")
+    if text.isdigit():
+        return (int(text), None) if 1 <= int(text) <= MAX_ROWS else None
+    if text.isalpha():
+        found = parse_ref(f"{text}1")
+        return (None, found[1]) if found else None
+    return parse_ref(text)
+
+
+def range_bounds(text: str) -> tuple[int, int, int | None, int | None] | None:
+    """A range written as in a formula (``A1:C9``, ``B:B``, ``2:2``, ``B2:B``) as (r1, c1, r2, c2), an open end
+    ``None``; None when it is not a range of the sheet."""
+    found = _range(text.strip()) if ":" in text else ("bad",)
+    return found[1:] if found[0] == "area" else None
+
+
+def _range(token: str) -> tuple:
+    """A range as ``("area", r1, c1, r2, c2)``; an end left open (a whole column's last row, a whole row's last
+    column, ``B2:B``'s bottom) is ``None``, the sheet's last filled row or column (``Sheet._bounds``)."""
+    start, end = (_side(part) for part in token.split(":"))
+    if start is None or end is None:
+        return ("bad", token)
+    (r1, c1), (r2, c2) = start, end
+    if None not in (r1, c1, r2, c2):               # B2:D9
+        return ("area", min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2))   # type: ignore[type-var]
+    if c1 is not None and c2 is not None and r2 is None:   # B:D, or B2:B from row 2 down
+        return ("area", r1 or 1, min(c1, c2), None, max(c1, c2))
+    if r1 is not None and r2 is not None and c1 is None and c2 is None:   # 2:5
+        return ("area", min(r1, r2), 1, max(r1, r2), None)
+    return ("bad", token)
+
+
 def _atom(token: str) -> tuple:
+    if ":" in token and token[0] != '"':
+        return _range(token)
     if token[0].isdigit() or token[0] == ".":
         number = float(token)
         return ("val", number if math.isfinite(number) else FormulaError("#NUM!", f"{token[:20]}... is too large"))
     if token[0] == '"':
         return ("val", token[1:-1].replace('""', '"'))
-    if ":" in token:
-        start, end = (parse_ref(part) for part in token.split(":"))
-        if start is None or end is None:
-            return ("bad", token)
-        return ("area", min(start[0], end[0]), min(start[1], end[1]), max(start[0], end[0]), max(start[1], end[1]))
     if _REF.match(token):
         place = parse_ref(token)
         return ("area", *place, *place) if place else ("bad", token)
@@ -205,6 +240,7 @@ class Sheet:
         self.areas: dict[tuple[int, int, int, int], list[list[Value]]] = {}  # values of ranges read so far
         self.saw_cycle = False
         self._filled: dict[tuple[int, int, int, int], list[tuple[int, int]]] = {}
+        self._extent: tuple[int, int] | None = None   # the last filled row and column (``_bounds``)
 
     def value(self, row: int, col: int) -> Value:
         """The cell's value (number, text, bool, date, None when empty), or the ``FormulaError`` it shows."""
@@ -241,8 +277,15 @@ class Sheet:
         found = []
         for step in steps:
             if step[0] == "area":
-                found += self._cells_in(*step[1:])
+                found += self._cells_in(*self._bounds(*step[1:]))
         return found
+
+    def _bounds(self, r1: int, c1: int, r2: int | None, c2: int | None) -> tuple[int, int, int, int]:
+        """A range's open end (a whole column or row) closed at the sheet's last filled row or column: what it
+        holds, as in a spreadsheet whose grid ends there."""
+        if self._extent is None:
+            self._extent = (max((r for r, _ in self.inputs), default=1), max((c for _, c in self.inputs), default=1))
+        return r1, c1, max(r1, self._extent[0]) if r2 is None else r2, max(c1, self._extent[1]) if c2 is None else c2
 
     def _cells_in(self, r1: int, c1: int, r2: int, c2: int) -> list[tuple[int, int]]:
         """The filled cells of a range (a range used by many formulas is looked up once)."""
@@ -289,7 +332,7 @@ class Sheet:
             if kind == "val":
                 stack.append(step[1])
             elif kind == "area":
-                r1, c1, r2, c2 = step[1:]
+                r1, c1, r2, c2 = self._bounds(*step[1:])
                 if (r2 - r1 + 1) * (c2 - c1 + 1) > MAX_RANGE:
                     stack.append(FormulaError("#REF!", "range too large"))
                 else:

@@ -13,7 +13,7 @@ from sqlmodel import Session, col, delete, select
 from apps.docs import models as m
 from apps.docs import schemas as s
 from apps.docs.formula_functions import DateValue
-from apps.docs.formulas import FormulaError, Sheet, parse_ref, ref_name
+from apps.docs.formulas import FormulaError, Sheet, parse_ref, range_bounds, ref_name
 from apps.kit import Invalid
 
 Grid = dict[tuple[int, int], str]
@@ -44,15 +44,21 @@ def input_text(value: s.CellInput) -> str:
     return str(value)
 
 
-def parse_range(text: str, field: str = "range") -> tuple[int, int, int, int]:
-    """'B2:D5' (or one cell 'B2') to (row1, col1, row2, col2)."""
-    parts = text.strip().split(":")
-    found = [parse_ref(p) for p in parts]
-    places = [p for p in found if p is not None]
-    if len(parts) > 2 or len(places) < len(found):
-        raise Invalid(f"{field}: {text!r} is not a range like A1:C10 or a cell like B2", field=field)
-    (r1, c1), (r2, c2) = places[0], places[-1]
-    return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
+def parse_range(text: str, field: str = "range", ends: tuple[int, int] = (1, 1)) -> tuple[int, int, int, int]:
+    """'B2:D5' (or one cell 'B2') to (row1, col1, row2, col2). A whole column ('B:B', 'B2:B') or row ('2:2')
+    ends at ``ends`` (the last row and column to reach, e.g. the used range's), and never before it starts."""
+    place = parse_ref(text) if ":" not in text else None
+    bounds = (*place, *place) if place else range_bounds(text)
+    if bounds is None:
+        raise Invalid(f"{field}: {text!r} is not a range like A1:C10, B:B or 2:2, or a cell like B2", field=field)
+    r1, c1, r2, c2 = bounds
+    return r1, c1, max(r1, ends[0]) if r2 is None else r2, max(c1, ends[1]) if c2 is None else c2
+
+
+def is_open(text: str) -> bool:
+    """Whether a range leaves an end open (a whole column or row)."""
+    bounds = range_bounds(text) if ":" in text else None
+    return bounds is not None and None in bounds
 
 
 def used_range(grid: Grid) -> tuple[int, int, int, int]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol
 
 from apps.kit import snapshots
-from apps.kit.clock import VirtualClock
+from apps.kit.clock import EventQueue, VirtualClock
 from apps.kit.database import AppDatabase
 from apps.kit.errors import LostEpisode
 from apps.kit.host import AppHost, LocalHost, Outcome
@@ -20,6 +20,7 @@ from apps.kit.operation import Operation, OperationSet
 from apps.kit.trajectory import Step
 
 if TYPE_CHECKING:
+    from apps.kit.reactor import Reactor
     from worlds.model import WorldInfo
 
 
@@ -42,7 +43,9 @@ class Episode:
     Each app's state lives in that app's ``AppHost`` (in this process or in an app service). It is
     opened from the world's pristine copy on first use, so creating an episode costs nothing per
     app it never touches. ``world_ref`` is how hosts find the world (a shipped name or a folder
-    path). ``lock`` serialises calls into the episode.
+    path). ``lock`` serialises calls into the episode. ``events`` is what is due to happen and
+    ``reactor`` what makes it happen (``apps.kit.reactor``; none by default: nothing happens unless
+    someone acts).
     """
 
     def __init__(self, id: str, world: EpisodeWorld, actor: str, hosts: dict[str, AppHost], clock: VirtualClock,
@@ -56,9 +59,13 @@ class Episode:
         self.trajectory: list[Step] = []
         self.recorder: Callable[[Step], None] | None = None  # called with each step as it is appended (trajectory files)
         self.browser_actions: list = []  # BrowserAction records of a browser agent (simulator/gui/browser.py)
+        self.tools: frozenset[str] | None = None  # the apps whose tools the agent is offered (None: every app's)
         self.lock = threading.RLock()
         self._opened: set[str] = set()
         self.operations = operations or {}
+        self.events = EventQueue()
+        self.reactor: Reactor | None = None
+        self.settling = False   # the reactor is firing: the steps it makes do not settle again
         # The last snapshot restored (its images, and the trajectory's length then): where a rebuild starts.
         self._restored: tuple[dict[str, bytes], int] | None = None
 
@@ -138,7 +145,9 @@ class Episode:
                             self.operations)
             child.trajectory = list(self.trajectory)
             child.browser_actions = list(self.browser_actions)
+            child.tools = self.tools
             child._restored = self._restored
+            child.events, child.reactor = self.events.copy(), self.reactor
             for app in sorted(self._opened):
                 self.hosts[app].open(new_id, self.world_ref, fork_from=self.id)
                 child._opened.add(app)
@@ -171,15 +180,17 @@ class Episode:
             with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
                 meta = {"world": self.world.name, "actor": self.actor, "now": self.clock.now().isoformat()}
                 zf.writestr("episode.json", json.dumps(meta))
+                zf.writestr("events.json", json.dumps(self.events.dump()))
                 for app in self.apps:
                     zf.writestr(f"{app}.sqlite", self.image(app))
             return buffer.getvalue()
 
     def restore(self, snapshot: bytes) -> None:
-        """Return the apps and the clock to a snapshot of this world; the trajectory and the acting person
-        are kept. The snapshot is checked whole first (``snapshots.read``: ``SnapshotError`` says what is
-        wrong, and nothing changed), then every app is swapped; a host that fails midway gets its state back."""
-        images, now = snapshots.read(snapshot, self.world.name, self.apps, self._schema)
+        """Return the apps, the clock and the event queue to a snapshot of this world; the trajectory and the
+        acting person are kept. The snapshot is checked whole first (``snapshots.read``: ``SnapshotError`` says
+        what is wrong, and nothing changed), then every app is swapped; a host that fails midway gets its state
+        back."""
+        images, now, events = snapshots.read(snapshot, self.world.name, self.apps, self._schema)
         with self.lock:
             remote = [app for app in self._opened if not isinstance(self.hosts[app], LocalHost)]
             previous = {app: self.image(app) for app in remote}
@@ -195,6 +206,8 @@ class Episode:
             self._opened.update(images)
             self._restored = (images, len(self.trajectory))
             self.clock = VirtualClock(now, self.clock.tick_size)
+            events.observed = len(self.trajectory)   # the steps before the restore are not the snapshot's to react to
+            self.events = events
 
     def _schema(self, app: str) -> frozenset:
         """The tables ``app``'s state holds, read from this episode's own copy (an image of it from a service)."""

@@ -57,13 +57,22 @@ def build_server(operations: list[Operation], resolve_episode: EpisodeResolver, 
     # (its Mcp-Param header check), and building one from the model costs milliseconds.
     schemas = {t.name: t.input_schema for t in tools}
 
+    offered: dict[frozenset[str], list[types.Tool]] = {}   # the tools of a set of apps (``Episode.tools``)
+
+    def listed(episode) -> list[types.Tool]:
+        apps = episode.tools
+        if apps is None:
+            return tools
+        if apps not in offered:
+            offered[apps] = [t for t, op in zip(tools, operations) if op.app in apps]
+        return offered[apps]
+
     async def on_list_tools(ctx, params) -> types.ListToolsResult:
-        if extra is None:
-            return types.ListToolsResult(tools=tools)
         try:
-            return types.ListToolsResult(tools=tools + extra.tools(resolve_episode(ctx)))
+            episode = resolve_episode(ctx)
         except OpError:
             return types.ListToolsResult(tools=tools)
+        return types.ListToolsResult(tools=listed(episode) + (extra.tools(episode) if extra is not None else []))
 
     async def on_call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult | dict:
         op = by_name.get(params.name)

@@ -57,6 +57,7 @@ class Operation:
     params: list[Param]
     result_type: Any
     text_limit: int = limits.TEXT_LIMIT
+    final: bool = False   # the agent's final answer: once it succeeds, the agent's writes are refused (invoker)
 
     def __post_init__(self) -> None:
         self._input_model: type[BaseModel] | None = None   # made on first use (``input_model``)
@@ -301,11 +302,12 @@ class OperationSet:
             return lambda f: self._register(f, mutates=False, text_limit=text_limit)
         return self._register(fn, mutates=False, text_limit=text_limit)
 
-    def write(self, fn: Callable | None = None, *, text_limit: int = limits.TEXT_LIMIT) -> Callable:
-        """Register a write operation; ``@ops.write(text_limit=N)`` lets its text arguments be longer."""
+    def write(self, fn: Callable | None = None, *, text_limit: int = limits.TEXT_LIMIT, final: bool = False) -> Callable:
+        """Register a write operation; ``@ops.write(text_limit=N)`` lets its text arguments be longer;
+        ``final=True`` marks the agent's final answer, after which the invoker refuses the agent's writes."""
         if fn is None:
-            return lambda f: self._register(f, mutates=True, text_limit=text_limit)
-        return self._register(fn, mutates=True, text_limit=text_limit)
+            return lambda f: self._register(f, mutates=True, text_limit=text_limit, final=final)
+        return self._register(fn, mutates=True, text_limit=text_limit, final=final)
 
     def include(self, other: "OperationSet") -> "OperationSet":
         """Add another set's operations (an app may define its operations in several modules)."""
@@ -321,7 +323,8 @@ class OperationSet:
     def __getitem__(self, name: str) -> Operation:
         return self.operations[name]
 
-    def _register(self, fn: Callable, mutates: bool, text_limit: int = limits.TEXT_LIMIT) -> Callable:
+    def _register(self, fn: Callable, mutates: bool, text_limit: int = limits.TEXT_LIMIT,
+                  final: bool = False) -> Callable:
         where = f"{self.app}.{fn.__name__}"
         if fn.__name__ in self.operations:
             raise OperationDefinitionError(f"{where}: defined twice")
@@ -348,7 +351,7 @@ class OperationSet:
             raise OperationDefinitionError(f"{where}: a spread entity field has the name of another argument")
         self.operations[fn.__name__] = Operation(
             app=self.app, name=fn.__name__, fn=_gathering(fn, groups) if groups else fn, mutates=mutates,
-            description=description, params=params, result_type=result, text_limit=text_limit,
+            description=description, params=params, result_type=result, text_limit=text_limit, final=final,
         )
         return fn
 

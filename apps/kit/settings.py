@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -28,11 +29,18 @@ class Settings(BaseSettings):
                                              "and the services")
     allowed_hosts: str = Field("", description="Extra Host headers the MCP endpoint accepts, comma-separated "
                                                "(loopback always)")
+    public_url: str = Field("", description="Base URL clients and sandboxes reach the server at (e.g. "
+                                             "http://gateway:8000): every URL the control API hands out starts with "
+                                             "it (default: the address each request came to); its host is an allowed "
+                                             "MCP Host; read at the server's first request")
     browser_base: str = Field("", description="Base URL the browser tool opens pages at (default: the server's own)")
     chromium: str = Field("", description="Path of the Chromium binary (default: chromium on PATH)")
     trajectory_dir: Path | None = Field(None, description="Folder where episodes stream trajectory files "
                                                           "(default: none kept)")
-    idle_timeout: float = Field(0, ge=0, description="Seconds after which an idle episode is dropped (0: never)")
+    # An hour: far above the longest gap a training run leaves between calls on one episode (a model turn, a
+    # rollout waiting for its batch: seconds to minutes), and it bounds what a crashed run leaks to one hour's worth.
+    idle_timeout: float = Field(3600, ge=0, description="Seconds after which an idle episode (no call, finished or "
+                                                        "not) is dropped (0: never)")
     cache_dir: Path | None = Field(None, description="Compiled-world cache (default: $XDG_CACHE_HOME/officeworld)")
     xdg_cache_home: Path = Field(Path.home() / ".cache", validation_alias="XDG_CACHE_HOME",
                                  description="Base of the default cache folder")
@@ -50,6 +58,14 @@ class Settings(BaseSettings):
     task: str = Field("", description="Task of every OpenEnv episode (instead of a suite)")
     max_steps: int = Field(30, gt=0, description="Tool calls an OpenEnv episode may make before it is truncated")
 
+    @field_validator("public_url")
+    @classmethod
+    def _an_http_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if value and (parts.scheme not in ("http", "https") or not parts.netloc):
+            raise ValueError(f"public_url: {value!r} is not an http(s) URL such as http://gateway:8000")
+        return value.rstrip("/")
+
     @property
     def cache(self) -> Path:
         """The compiled-world cache folder."""
@@ -57,7 +73,9 @@ class Settings(BaseSettings):
 
     @property
     def hosts(self) -> list[str]:
-        return [h.strip() for h in self.allowed_hosts.split(",") if h.strip()]
+        """The extra Host headers the MCP endpoint accepts: ``allowed_hosts``, and the public URL's host."""
+        public = urlsplit(self.public_url).netloc if self.public_url else ""
+        return [h.strip() for h in self.allowed_hosts.split(",") if h.strip()] + ([public] if public else [])
 
     @staticmethod
     def app_url(app: str) -> str:

@@ -13,7 +13,7 @@ import zipfile
 from datetime import datetime, timezone
 from typing import Callable
 
-from apps.kit.clock import LATEST
+from apps.kit.clock import LATEST, EventQueue
 
 
 class SnapshotError(ValueError):
@@ -21,18 +21,30 @@ class SnapshotError(ValueError):
 
 
 def read(data: bytes, world: str, apps: list[str],
-         expected: Callable[[str], frozenset]) -> tuple[dict[str, bytes], datetime]:
-    """Each app's image and the clock of snapshot ``data``, taken of ``world``, each image holding the
-    tables ``expected(app)`` names (``schema``); ``SnapshotError`` when any part is missing or wrong."""
+         expected: Callable[[str], frozenset]) -> tuple[dict[str, bytes], datetime, EventQueue]:
+    """Each app's image, the clock and the event queue of snapshot ``data``, taken of ``world``, each image
+    holding the tables ``expected(app)`` names (``schema``); ``SnapshotError`` when any part is missing or wrong.
+    A snapshot without ``events.json`` (made before worlds had events) has an empty queue."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             meta = _meta(zf.read("episode.json"), world)
             images = {app: zf.read(f"{app}.sqlite") for app in apps}
+            events = _events(zf.read("events.json")) if "events.json" in zf.namelist() else EventQueue()
     except (zipfile.BadZipFile, KeyError, EOFError, OSError) as exc:
         raise SnapshotError(f"not a snapshot zip ({type(exc).__name__}: {exc})") from None
     for app, image in images.items():
         _check_image(app, image, expected(app))
-    return images, meta
+    return images, meta, events
+
+
+def _events(raw: bytes) -> EventQueue:
+    try:
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            raise TypeError("not an object")
+        return EventQueue.load(data)
+    except (ValueError, TypeError, KeyError, RecursionError) as exc:
+        raise SnapshotError(f"events.json is not an event queue ({type(exc).__name__}: {str(exc)[:80]})") from None
 
 
 def _meta(raw: bytes, world: str) -> datetime:

@@ -61,7 +61,8 @@ def _decoded(stored: Any) -> Any:
 # The field as pydantic sees it: any JSON in, the decoded JSON out; what ``__dict__`` holds is ``kept``'s.
 Result = Annotated[Any, AfterValidator(kept), PlainSerializer(_decoded, return_type=Any)]
 
-Surface = Literal["rest", "mcp", "cli", "gui", "python", "replay", "setup", "control", "peer"]
+# ``event``: a scheduled world event's call; ``npc``: a co-worker's (``apps.kit.reactor``), each with its ``cause``.
+Surface = Literal["rest", "mcp", "cli", "gui", "python", "replay", "setup", "control", "peer", "event", "npc"]
 
 
 class Step(Strict):
@@ -81,6 +82,9 @@ class Step(Strict):
     wall_time: datetime
     duration_ms: float
     requested_by: int | None = None  # for a "peer" step: the index of the step whose operation asked for it
+    # For an "event" or "npc" step: what set it off ("event <name>", "step <index>: rule <id>"), made of
+    # names without quotes, so that it never holds the ``,"mutates":`` that ``model_dump_json`` looks for.
+    cause: str | None = None
 
     @property
     def tool(self) -> str:

@@ -13,9 +13,9 @@ from zoneinfo import ZoneInfo
 from sqlmodel import col, select
 
 from apps.kit import Ctx, Invalid
+from apps.mail import filters, store
 from apps.mail import models as m
 from apps.mail import schemas as s
-from apps.mail import store
 from apps.mail.rendering import body_text
 
 MAILER_DAEMON = "mailer-daemon"
@@ -23,9 +23,8 @@ MAILER_DAEMON = "mailer-daemon"
 
 def new_message(ctx: Ctx, to: list[str], cc: list[str], bcc: list[str], subject: str, body: str,
                 html: str | None = None, parent: m.Message | None = None) -> m.Message:
-    person = ctx.world.people_by_email().get(ctx.actor)
     msg = m.Message(
-        rfc_id="", sender=ctx.actor, sender_name=person.name if person else "",
+        rfc_id="", sender=ctx.actor, sender_name=_name(ctx),
         to_addrs=m.join_addresses(store.check_addresses("to", to)),
         cc_addrs=m.join_addresses(store.check_addresses("cc", cc)),
         bcc_addrs=m.join_addresses(store.check_addresses("bcc", bcc)),
@@ -35,8 +34,18 @@ def new_message(ctx: Ctx, to: list[str], cc: list[str], bcc: list[str], subject:
     )
     ctx.session.add(msg)
     ctx.session.flush()
-    msg.rfc_id = f"<{ctx.now:%Y%m%d%H%M%S}.{msg.id}.{ctx.actor.split('@')[0]}@{ctx.world.domain}>"
+    # The Message-ID names the sender's own mail domain, as every mail server writes it: an outsider's is theirs.
+    local, _, domain = ctx.actor.partition("@")
+    msg.rfc_id = f"<{ctx.now:%Y%m%d%H%M%S}.{msg.id}.{local}@{domain or ctx.world.domain}>"
     return msg
+
+
+def _name(ctx: Ctx) -> str:
+    """The sender's display name: a person's, or an outsider's (a customer writing in during an episode)."""
+    person = ctx.world.people_by_email().get(ctx.actor)
+    if person is not None:
+        return person.name
+    return next((o.name for o in ctx.world.outsiders if o.email == ctx.actor), "")
 
 
 def attach(ctx: Ctx, msg: m.Message, files: list[s.NewAttachment]) -> None:
@@ -70,15 +79,17 @@ def deliver(ctx: Ctx, msg: m.Message, sender_entry: m.Entry | None = None) -> m.
         store.remove_labels(ctx.session, sender_entry.id, ["DRAFT"])
         store.add_labels(ctx.session, sender_entry.id, ["SENT"])
     people = ctx.world.people_by_email()
+    arrived = []
     for recipient in dict.fromkeys(msg.to + msg.cc + msg.bcc):
         if recipient == ctx.actor:
             store.add_labels(ctx.session, sender_entry.id, ["INBOX", "UNREAD"])
         elif recipient in people:
-            store.file_message(ctx.session, recipient, msg, ["INBOX", "UNREAD"])
+            arrived.append(store.file_message(ctx.session, recipient, msg, ["INBOX", "UNREAD"]))
         elif recipient.endswith("@" + ctx.world.domain):
             bounce(ctx, msg, recipient)
         else:
             ctx.session.add(m.Outbound(message_id=msg.id, recipient=recipient, sent_at=ctx.now))
+    filters.arrived(ctx, arrived)   # each recipient's filters act on the mail as it lands
     return sender_entry
 
 

@@ -107,6 +107,29 @@ class Label(SQLModel, table=True):
     name: str = attr(description="The label's name, e.g. 'Deals/Renewals'.", update=False)
 
 
+class Filter(SQLModel, table=True):
+    """A Gmail filter in one person's mailbox: what mail it picks (every criterion given must hold) and what it
+    does to that mail as it arrives (``filters``)."""
+
+    __tablename__ = "mail_filter"
+    id: int | None = attr(None, primary_key=True, description="Id of the filter", create=False, update=False,
+                          world=False)
+    owner: str = attr(index=True, description="Whose mailbox", **_ROW)
+    sender: str | None = attr(None, description="From: words or an address the sender must match")
+    to: str | None = attr(None, description="To: words or an address a recipient (to or cc) must match")
+    subject: str | None = attr(None, description="Words the subject must hold")
+    has_words: str | None = attr(None, description="Has the words: any Gmail search, e.g. 'invoice OR receipt'")
+    doesnt_have: str | None = attr(None, description="Doesn't have: words the message must not hold")
+    has_attachment: bool = attr(False, description="Only messages with an attachment")
+    label: str | None = attr(None, description="Apply this user label (create it first)")
+    archive: bool = attr(False, description="Skip the inbox (archive it)")
+    mark_read: bool = attr(False, description="Mark it as read")
+    star: bool = attr(False, description="Star it")
+    important: bool = attr(False, description="Mark it as important")
+    forward_to: str | None = attr(None, description="Forward it to this address of a person at the company")
+    delete: bool = attr(False, description="Delete it (move it to the trash)")
+
+
 class Outbound(SQLModel, table=True):
     """Mail that left the world: one row per outside recipient, for graders to read."""
 
@@ -117,7 +140,7 @@ class Outbound(SQLModel, table=True):
     sent_at: datetime = attr(description="When it left", **_ROW)
 
 
-TABLES: list[type[SQLModel]] = [Message, Attachment, Thread, Entry, EntryLabel, Label, Outbound]
+TABLES: list[type[SQLModel]] = [Message, Attachment, Thread, Entry, EntryLabel, Label, Filter, Outbound]
 
 # Full-text index over messages; the people column lets free text match names and addresses too.
 FULLTEXT = {"subject": "new.subject", "body": "new.body_text",

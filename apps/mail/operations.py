@@ -199,12 +199,13 @@ def move_to_inbox(ctx: Ctx, message_ids: list[int]) -> Wire[s.Updated]:
 def trash(ctx: Ctx, message_ids: list[int]) -> Wire[s.Updated]:
     """Move messages to the trash (restore brings them back; delete_forever removes them).
 
-    Stars and importance stay on a trashed message, so that restoring it brings them back.
+    Stars and importance stay on a trashed message, so that restoring it brings them back. A message in
+    spam leaves spam for the trash, as in Gmail (it is no longer reported as spam).
 
     Args:
         message_ids: Ids of messages in your mailbox.
     """
-    return _relabel(ctx, message_ids, add=["TRASH"], remove=["INBOX"])
+    return _relabel(ctx, message_ids, add=["TRASH"], remove=["INBOX", "SPAM"])
 
 
 @ops.write

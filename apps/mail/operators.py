@@ -124,14 +124,16 @@ class Operators:
         return self._bind("coalesce(m.list_id, '') like ?", f"%{value.lower().strip('<>')}%")
 
     def _has_label(self, label: str) -> str:
-        """Labels match whatever their case, a space written as '-'. For a name with neither (every system
-        label), that is SQLite's ASCII-only NOCASE equality, cheaper than rewriting each label: the entries
-        holding it are listed once, from an index in that collation (``models.DDL``), not looked up per entry."""
-        name = label.lower().replace(" ", "-")
+        """Labels match whatever their case, a space or a nested label's '/' written as '-' (as Gmail has it:
+        ``label:clients-globex`` and ``label:clients/globex`` both find Clients/Globex; a parent label does not
+        find its sub-labels' mail). For a name with neither (every system label), that is SQLite's ASCII-only
+        NOCASE equality, cheaper than rewriting each label: the entries holding it are listed once, from an
+        index in that collation (``models.DDL``), not looked up per entry."""
+        name = label.lower().replace(" ", "-").replace("/", "-")
         if "-" not in name:
             return self._bind("e.id in (select entry_id from mail_entry_label where label = ? collate nocase)", name)
         return self._bind("exists (select 1 from mail_entry_label l where l.entry_id = e.id and "
-                          "replace(lower(l.label), ' ', '-') = ?)", name)
+                          "replace(replace(lower(l.label), ' ', '-'), '/', '-') = ?)", name)
 
     def _op_label(self, value):
         return self._has_label(value)

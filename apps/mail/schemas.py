@@ -4,7 +4,7 @@ the same (``apps.kit.entity``); a result that joins several tables adds its own 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
@@ -70,6 +70,17 @@ class LabelInfo(derive(m.Label, "see", "LabelFields")):  # type: ignore[misc]
     type: Literal["system", "user"]
     total: int
     unread: int
+
+
+if TYPE_CHECKING:
+    FilterFields = m.Filter   # mypy checks the derived model's fields against the entity's
+else:
+    FilterFields = derive(m.Filter, "create", "FilterFields")
+
+
+class FilterInfo(derive(m.Filter, "see", "FilterSeen")):  # type: ignore[misc]
+    query: str = Field(description="The Gmail search the filter's criteria make")
+    applied_to: int = Field(0, description="How many messages already in the mailbox it was applied to")
 
 
 class Updated(Strict):

@@ -1,5 +1,5 @@
-"""Task: the agent's side of a task: its final answer (``submit_answer``), and what it sees (``describe_view``,
-a read: the description is graded from the recorded step).
+"""Task: the agent's side of a task: its final answer (``submit_answer``), letting time pass (``wait``),
+asking the user (``ask_user``) and saying what it sees (``describe_view``, a read graded from its step).
 
 The answer is state like any other (a row of this app's database), so it is in the digest,
 forks with the episode, replays from the trajectory and is read by the graders from the final state.
@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import Session
 
-from apps.kit import App
-from apps.task import models, operations
+from apps.kit import App, OperationSet
+from apps.task import asking, models, operations, perceiving, waiting
 
 if TYPE_CHECKING:
     from worlds.model import World
@@ -26,7 +26,8 @@ def _seed(session: Session, world: World) -> None:
 APP = App(
     name="task",
     title="Task",
-    operations=operations.ops,
+    operations=OperationSet("task").include(operations.ops).include(waiting.ops).include(asking.ops)
+    .include(perceiving.ops),
     tables=models.TABLES,
     seed=_seed,
     source_dir=Path(__file__).parent,

@@ -1,4 +1,8 @@
-"""``submit_answer``: how an agent says it is finished, and what it answers; ``describe_view``: what it sees."""
+"""``submit_answer``: how an agent says it is finished, and what it answers.
+
+It is the episode's ``final`` operation: once it succeeds, the invoker refuses the agent's writes, on every
+surface and through every adapter (``apps.kit.invoker.answered``).
+"""
 
 from __future__ import annotations
 
@@ -19,11 +23,11 @@ class Submitted(BaseModel):
     status: Status
 
 
-@ops.write
+@ops.write(final=True)
 def submit_answer(ctx: Ctx, answer: str = "", status: Status = "done") -> Submitted:
     """Finish your work on the task: give your final answer, or say why you will not or cannot go on.
 
-    Call it once, when you are done. A later call replaces the earlier answer.
+    Call it once, when you are done: after it, the episode refuses your changes (and a second answer).
 
     Args:
         answer: Your final answer to the request, in plain text (empty when the request asked for an action only).
@@ -32,20 +36,3 @@ def submit_answer(ctx: Ctx, answer: str = "", status: Status = "done") -> Submit
     """
     ctx.session.add(Answer(author=ctx.actor, answer=answer, status=status, submitted_at=ctx.now))
     return Submitted(received=True, status=status)
-
-
-class Described(BaseModel):
-    received: bool
-
-
-@ops.read
-def describe_view(ctx: Ctx, description: str) -> Described:
-    """Say what you see now, before you act or answer: the records, figures and names in front of you.
-
-    Some tasks ask for it; what you describe is checked against what your reads showed, and whether it
-    is enough to answer the request. It changes nothing.
-
-    Args:
-        description: What is on screen or in your last results, in plain text: records, figures, names.
-    """
-    return Described(received=True)

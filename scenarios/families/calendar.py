@@ -19,15 +19,16 @@ def _unique_first_names(people: list[Person]) -> list[Person]:
     return [p for p in people if firsts.count(p.name.split()[0]) == 1]
 
 
-def _free_day(d: Draft, people: list[str]) -> date:
+def _free_day(d: Draft, people: list[str], start: int, end: int) -> date:
+    """A weekday of the next three weeks on which ``people`` have nothing booked between ``start`` and ``end``."""
     view = d.view
-    days = view.workdays(view.today + timedelta(days=1), 8)
+    days = view.workdays(view.today + timedelta(days=1), 15)
     d.rng.shuffle(days)
     for day in days:
-        whole = (datetime.combine(day, time(7)), datetime.combine(day, time(19)))
-        if all(view.free(p, *whole) for p in people):
+        hours = (datetime.combine(day, time(start)), datetime.combine(day, time(end)))
+        if all(view.free(p, *hours) for p in people):
             return day
-    raise Skip("no weekday in the next two weeks on which the chosen people have nothing booked")
+    raise Skip(f"no weekday in the next three weeks on which the chosen people are free from {start}:00 to {end}:00")
 
 
 def _cover(d: Draft, day: date, people: list[str], start: int, end: int, slot: int) -> list[tuple]:
@@ -56,7 +57,7 @@ def customer_meeting(d: Draft) -> None:
         raise Skip("fewer than two colleagues with distinct first names")
     picked = d.rng.sample(colleagues, 2)
     internal = [d.actor] + [p.email for p in picked]
-    day = _free_day(d, internal)
+    day = _free_day(d, internal, rules.core_start, rules.core_end)
     slot = d.rng.randint(max(rules.core_start + 1, rules.core_end - 3), rules.core_end - 1)
     for n, (person, start, end) in enumerate(_cover(d, day, internal, rules.core_start, rules.core_end, slot)):
         d.setup("calendar.create_event", by=person, title=BUSY_TITLES[(n + d.number) % len(BUSY_TITLES)],
@@ -68,7 +69,8 @@ def customer_meeting(d: Draft) -> None:
             body=f"Hello,\n\nThanks for the call. For the kickoff, {day:%A, %B} {day.day} is the only day that works "
                  f"for us - any time during your business day. Could {names} join too? An hour should do it.\n\n"
                  f"Best,\n{acct.contact}")
-    d.distractors = 1 if rules.core_start > 9 or rules.core_end < 17 else 0
+    early = (datetime.combine(day, time(9)), datetime.combine(day, time(rules.core_start)))
+    d.distractors = 1 if rules.core_start > 9 and all(view.free(p, *early) for p in internal) else 0
     start = datetime.combine(day, time(slot))
     d.title = f"Book the {acct.name} kickoff"
     d.prompt = f"Get the {acct.name} kickoff on the calendar - see {acct.contact.split()[0]}'s mail."

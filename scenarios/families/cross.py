@@ -80,10 +80,10 @@ def price_rise(d: Draft) -> None:
     """List prices rise on a date: re-price every open deal of the actor's that closes on or after it (quotes in
     Negotiation are honoured) and tell each affected customer the new figure. 12-20 deals, 25-60 calls."""
     view = d.view
-    finance = view.titled("Finance") or view.titled("Controller") or view.titled("CFO") or view.titled("Chief")
+    finance = view.titled("Finance") + view.titled("Controller") + view.titled("CFO") + [handbook.head(view)]
     sender = next((p for p in finance if p.email != d.actor), None)
     if sender is None:
-        raise Skip("nobody in finance (or a chief) to announce the price rise")
+        raise Skip("nobody but the acting person to announce the price rise")
     rise = d.rng.choice([4, 5, 6, 8])
     effective = view.today + timedelta(days=d.rng.randint(10, 20))
     effective_text = f"{effective:%B} {effective.day}"
@@ -124,11 +124,13 @@ def price_rise(d: Draft) -> None:
         d.check(f"told_{n}", weight=0.5, records={
             "from": "mail.outbound", "where": {"recipient": email}, "created": True, "count": {"min": 1},
             "expect": {"body": {"any_of": [{"phrase": figure}, {"phrase": figure.replace(",", "")},
-                                           {"phrase": f"{new:,.2f}"}]}}})
+                                           {"phrase": f"{new:,.2f}"}]},
+                       "subject": {"any_of": [{"tokens": [w]} for w in ("price", "prices", "pricing", "increase")]
+                                   + [{"phrase": name}]}}})
         d.do("crm.update_opportunity", opportunity_id=f"$o{n}.id", amount=new)
         d.do("mail.send", to=[email], subject=f"{name}: updated pricing",
-             body=f"Hello,\n\nList prices rise {rise}% on {effective_text}; the new price for your order is "
-                  f"${figure}.\n\nBest regards")
+             body=f"Hello,\n\nThe new price for your order is ${figure}, from {effective_text}, when our list prices "
+                  f"rise by {rise}%.\n\nBest regards")
     d.tags.append("long-horizon")
 
 

@@ -25,10 +25,6 @@ import zlib
 
 from simulator.agent.output import show
 
-TYPE_CHECKING = False  # the checker reads the import below; ow itself never imports typing (it costs every call)
-if TYPE_CHECKING:
-    from typing import Any
-
 SURFACE_HEADER = "x-officeworld-surface"  # apps.kit.rest.SURFACE_HEADER; a test keeps the two equal
 UNREACHABLE = 3
 EXIT_CODES = {"invalid": 2, "not_found": 4, "forbidden": 5, "conflict": 6, "unavailable": 3}  # OpError.exit_code
@@ -115,6 +111,9 @@ def episode() -> str:
     value = os.environ.get("OW_EPISODE")
     if not value:
         raise Failure("OW_EPISODE is not set: export the id of the episode to act in", 2)
+    if not (value.isascii() and value.isprintable()) or " " in value:   # e.g. the README's ep_… copied as is
+        raise Failure(f"OW_EPISODE is {value!r}, not an episode id: export the id `officeworld up` printed "
+                      f"(ep_ and 16 hex digits, e.g. ep_0c7b0b4df5001993), not the README's placeholder", 2)
     return value
 
 
@@ -223,11 +222,14 @@ def parser(tool: dict) -> argparse.ArgumentParser:
         choices = f" One of: {', '.join(map(str, item['enum']))}." if "enum" in item else ""
         convert = _typed(typ) if typ else str
         if name == tool.get("positional") and what == "scalar":
-            # Left out, it is not sent (the server's default applies), as with options: the step then
-            # records the arguments as REST and MCP would.
-            optional: dict[str, Any] = {} if name in required else {"nargs": "?", "default": None}
+            # Given by position or, as every other argument, by its option (``ow crm get-lead 3`` and
+            # ``ow crm get-lead --lead-id 3`` alike); ``arguments`` takes whichever came and asks for a
+            # required one. Left out, it is not sent (the server's default applies), as with options: the
+            # step then records the arguments as REST and MCP would.
             cmd.add_argument(name, type=convert, help=help_text + choices + _default(prop), metavar=name.upper(),
-                             **optional)
+                             nargs="?", default=None)
+            cmd.add_argument(_flag(name), dest=_BY_FLAG + name, type=convert, metavar=name.upper(),
+                             help=f"The same as {name.upper()}")
         elif what == "scalar" and typ is bool:
             cmd.add_argument(_flag(name), dest=name, action=argparse.BooleanOptionalAction, default=None,
                              help=help_text + _default(prop))
@@ -258,9 +260,27 @@ def _default(prop: dict) -> str:
     return f" [default: {prop['default']}]" if prop.get("default") not in (None, [], "") else ""
 
 
+_BY_FLAG = "by_flag__"   # the namespace's name for the positional argument given as an option
+
+
+def _positional(tool: dict, parsed: argparse.Namespace, cmd: argparse.ArgumentParser) -> None:
+    """The positional argument from its place or its option, once; an error when required and given neither."""
+    name = tool.get("positional")
+    if name is None:
+        return
+    placed, flagged = getattr(parsed, name, None), getattr(parsed, _BY_FLAG + name, None)
+    if placed is not None and flagged is not None and placed != flagged:
+        cmd.error(f"argument {_flag(name)}: given twice, as {placed!r} and as {flagged!r}")
+    value = placed if placed is not None else flagged
+    if value is None and name in tool["input_schema"].get("required", []):
+        cmd.error(f"the following arguments are required: {name.upper()} (or {_flag(name)})")
+    setattr(parsed, name, value)
+
+
 def arguments(tool: dict, parsed: argparse.Namespace, cmd: argparse.ArgumentParser) -> dict:
     """Parsed values to operation arguments; options left out are not sent, so defaults apply."""
     out = {}
+    _positional(tool, parsed, cmd)
     for name, prop in tool["input_schema"].get("properties", {}).items():
         value = getattr(parsed, name)
         if value is None:

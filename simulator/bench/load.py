@@ -30,6 +30,7 @@ import asyncio
 import os
 import random
 import secrets
+import sys
 import time
 from typing import Any, Awaitable, Callable, Sequence
 
@@ -234,6 +235,7 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
     # each app's image, and the server's first MCP request imports the MCP SDK and builds its server
     # (``simulator.gateway.mcp_lazy``), one-time costs that are not memory an episode keeps. Both
     # points are reported: ``start_rest_warm`` (REST only) and ``start`` (REST and MCP).
+    _say("warming up REST and MCP on one episode (about 10 s)")
     first = (await control.request("POST", "/v1/episodes", {"world": world})).json()["id"]
     warm = Agent(url, first)
     for app, op, args in CALLS:
@@ -264,6 +266,7 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
     async def first_calls(agent: Agent, _) -> None:   # each app's first call in an episode clones its image
         for app, op, args in CALLS[:3:2]:
             await agent.rest(app, op, args)
+    _say(f"creating {episodes} episodes and making each app's first call in each")
     clock = time.monotonic()
     agents = await _each(range(episodes), create, pool)
     setup = {"create_episodes_s": round(time.monotonic() - clock, 2)}
@@ -271,8 +274,11 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
     await _each(agents, first_calls)
     setup["first_call_per_app_s"] = round(time.monotonic() - clock, 2)
     paced, saturation = {}, {}
+    _say(f"REST: {seconds:g} s paced at {rates['rest']:g} calls/s, then {seconds:g} s as fast as it answers")
     paced["rest"] = await measure(agents, Agent.rest, seconds, pid, rates["rest"])
     saturation["rest"] = await measure(agents, Agent.rest, seconds, pid, None)
+    _say(f"MCP: opening {len(agents)} sessions, then {seconds:g} s paced at {rates['mcp']:g} calls/s and {seconds:g} s "
+         "as fast as it answers")
     clock = time.monotonic()
     opened = await _each(agents, lambda agent, _: agent.open_mcp())
     setup["open_mcp_sessions_s"] = round(time.monotonic() - clock, 2)
@@ -281,6 +287,7 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
     paced["mcp"]["dropped"] += len(agents) - len(live)   # sessions that could not be opened
     saturation["mcp"] = await measure(live, Agent.mcp, seconds, pid, None)
     loaded = rss_mb(pid)
+    _say("closing the sessions, deleting the episodes and waiting for the server to give memory back")
     await _each(live, lambda agent, _: agent.close_mcp())
     for agent in agents:   # the agents are gone (their connections closed), as after a training run
         agent.conn.close()
@@ -296,6 +303,11 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
     return {"episodes": episodes, "seconds_per_run": seconds, "calls": [f"{a}.{o}" for a, o, _ in CALLS],
             "setup": setup, "paced": paced, "saturation": saturation, "episodes_left": left, "memory_mb": memory,
             "targets_met": _judged(paced, memory)}
+
+
+def _say(step: str) -> None:
+    """Progress on stderr, a line per step as it starts (the result is printed on stdout at the end)."""
+    print(f"bench --load: {step}", file=sys.stderr, flush=True)
 
 
 def _judged(paced: dict, memory: dict) -> dict:
@@ -317,6 +329,7 @@ def run(world: str = "acme", episodes: int = 500, seconds: float = 10.0,
     token = "ow_bench_" + secrets.token_hex(8)
     env = {**os.environ, "OFFICEWORLD_TOKEN": token, "OFFICEWORLD_IDLE_TIMEOUT": "0"}
     env.pop("OFFICEWORLD_TRAJECTORY_DIR", None)   # measured without trajectory files
+    _say(f"starting a server on {world!r}")
     with server_process(world, env=env) as server:
         result = asyncio.run(_load(server.url, server.pid, token, world, episodes, seconds,
                                    {"rest": rest_rate, "mcp": mcp_rate}))

@@ -10,6 +10,7 @@ import anyio
 import typer
 import uvicorn
 
+from apps.kit.settings import settings
 from simulator.cli import ahead, gui, tasks, worlds
 from simulator.runner import cli as run_cli
 from simulator.runner import learnability
@@ -79,10 +80,23 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
                                    help="Rebuild the unfinished episodes of the trajectory folder "
                                    "(OFFICEWORLD_TRAJECTORY_DIR) from their files, same ids, before serving")) -> None:
     """Serve the control API, per-episode REST and per-episode MCP (apps in-process, or as services)."""
-    if backend != "inprocess":
-        from simulator.service.deploy import run_backend
+    from simulator.service.serve import PortInUse, claimed
 
-        raise typer.Exit(run_backend(backend, world=world, port=port, first_episode=episode))
+    try:   # the port first: a taken one is said at once, before any banner, episode or trajectory file
+        with claimed(host, port) as claim:
+            if backend != "inprocess":
+                from simulator.service.deploy import run_backend
+
+                raise typer.Exit(run_backend(backend, world=world, port=port, first_episode=episode, claim=claim))
+            _up_inprocess(world, host, port, episode, resume, claim)
+    except PortInUse as taken:
+        print(f"error: {taken}", file=sys.stderr)
+        raise typer.Exit(1) from None
+
+
+def _up_inprocess(world: str, host: str, port: int, episode: bool, resume: bool, claim) -> None:
+    """``officeworld up`` with the apps in this process, on the port ``claim`` holds."""
+    from simulator.gateway.auth import control_token
     from simulator.gateway.server import build_app, serve
     from simulator.store import memory
     from simulator.tasks.catalog import task_catalog
@@ -94,7 +108,7 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
     compiled = store.world(world)
     print(f"officeworld: world {world!r} ready ({len(compiled.info.people)} people; "
           f"{', '.join(sorted(compiled.images))} compiled)", file=sys.stderr)
-    base = f"http://{host}:{port}"
+    base = settings().public_url or f"http://{host}:{port}"   # the URLs printed are those clients are given
     catalog = task_catalog(store)
     memory.freeze_startup()   # the imports, the compiled world and the catalog: out of the collector's scans
     ahead.release_collector()   # held off since the start (simulator/cli/__init__.py)
@@ -115,8 +129,11 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
               f" GET {api}/tools lists the operations\n"
               f"  CLI:  export OW_URL={base} OW_EPISODE={ep.id}   (ow is in {Path(sys.executable).parent})",
               file=sys.stderr)
+    token = control_token()   # one made now is printed as a line to export
     print(f"control API: {base}/v1/episodes   (docs: {base}/docs)", file=sys.stderr)
-    serve(build_app(store, catalog), host, port)
+    app = build_app(store, catalog, token=token)
+    claim.close()   # uvicorn binds the port anew at once (``simulator.service.serve.claimed``)
+    serve(app, host, port)
 
 
 @cli.command("app-service")
@@ -166,8 +183,6 @@ def shell(episode: str = typer.Option(..., envvar="OW_EPISODE", help="The episod
           gateway: str = typer.Option("http://127.0.0.1:8000", envvar="OFFICEWORLD_GATEWAY_URL", help="The gateway"),
           command: list[str] = typer.Argument(None, help="The command to run in the jail (after --)")) -> None:
     """Run a command in a jail that reaches only one episode (``ow`` works inside; nothing else does)."""
-    import subprocess
-
     from sandbox.jail import unavailable_reason
     from simulator.agent.shell import episode_jail
 
@@ -181,8 +196,8 @@ def shell(episode: str = typer.Option(..., envvar="OW_EPISODE", help="The episod
         print(f"shell: the jail cannot run here: {reason}", file=sys.stderr)
         raise typer.Exit(3)
     with episode_jail(gateway, episode.strip()) as jail:
-        done = subprocess.run(jail.command(command), timeout=jail.limits.wall_seconds)
-    raise typer.Exit(done.returncode)
+        code = jail.attach(command)
+    raise typer.Exit(code)
 
 
 @cli.command()

@@ -183,7 +183,8 @@ def check(targets: list[str] = typer.Argument(None, help="Suites or task ids (de
                                  param_hint="--surfaces")
     root = root or SUITES_DIR
     try:
-        data, results = run_check(root, targets or [], names, ow_all, top_up, everything=everything, sample=sample)
+        data, results = run_check(root, targets or [], names, ow_all, top_up, everything=everything, sample=sample,
+                                  progress=lambda line: typer.echo(line, err=True))
     except TaskFileError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(1) from None
@@ -201,10 +202,14 @@ def check(targets: list[str] = typer.Argument(None, help="Suites or task ids (de
 
 
 @cli.command()
-def agreement(task_id: str, trajectories: list[Path] = typer.Argument(..., help="Trajectory or calls JSON files"),
-              ranking: Path = typer.Option(..., help="A person's ranking: names best first, or name: score"),
+def agreement(task_id: str,
+              trajectories: list[Path] = typer.Argument(None, help="Trajectory or calls JSON files (ranking mode)"),
+              ranking: Path = typer.Option(None, help="A person's ranking: names best first, or name: score"),
+              judge: bool = typer.Option(False, "--judge", help="Measure the judge on each judged criterion's "
+                                                                 "labelled set instead (OFFICEWORLD_JUDGE_URL/MODEL)"),
               root: Path = typer.Option(None, help="The suites folder (default: the shipped suites)")) -> None:
-    """Rank trajectories of one task by reward and compare with a person's ranking (Kendall's tau)."""
+    """Rank trajectories of one task by reward and compare with a person's ranking (Kendall's tau); or,
+    with --judge, the judge's accuracy and false-positive rate on its labelled sets (counted only at the bar)."""
     from simulator.store.episodes import EpisodeStore
     from simulator.tasks.check import catalog_over
     from tasks.loader import SUITES_DIR
@@ -214,6 +219,11 @@ def agreement(task_id: str, trajectories: list[Path] = typer.Argument(..., help=
     store = EpisodeStore()
     catalog = catalog_over(store, root or SUITES_DIR)
     task = _get(catalog, task_id)
+    if judge:
+        _judge_agreement(task)
+        return
+    if not trajectories or ranking is None:
+        raise typer.BadParameter("give trajectory files and --ranking (or --judge)", param_hint="TRAJECTORIES")
     try:
         calls = {path.stem: load_calls(path) for path in trajectories}
         people = load_ranking(ranking, list(calls))
@@ -221,6 +231,27 @@ def agreement(task_id: str, trajectories: list[Path] = typer.Argument(..., help=
     except AgreementError as exc:
         raise typer.BadParameter(str(exc)) from None
     typer.echo(json.dumps(result, indent=1))
+
+
+def _judge_agreement(task) -> None:
+    from tasks.calibration import CalibrationError
+    from tasks.judge import Judge, judged
+
+    found = Judge.from_env()
+    if found is None:
+        typer.echo("no judge: set OFFICEWORLD_JUDGE_URL and OFFICEWORLD_JUDGE_MODEL", err=True)
+        raise typer.Exit(2)
+    if not judged(task):
+        typer.echo(f"{task.id} has no judged criterion", err=True)
+        raise typer.Exit(2)
+    calibrating = Judge(found.base_url, found.model, client=found.client, require_calibration=False)
+    try:
+        results = [calibrating.calibrate(task, criterion) for criterion in judged(task)]
+    except CalibrationError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+    typer.echo(json.dumps(results, indent=1))
+    raise typer.Exit(0 if all(r["counted"] for r in results) else 1)
 
 
 def _get(catalog, task_id: str):

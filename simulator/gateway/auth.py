@@ -27,7 +27,9 @@ def control_token(token: str | None = None, announce: bool = True) -> str:
         return token
     token = "ow_" + secrets.token_urlsafe(24)
     if announce:
-        print(f"control API token (set {TOKEN_ENV} to choose one): {token}", file=sys.stderr)
+        # A line to copy as is: a new token is made at every start unless the variable is set.
+        print(f"control API token, made at this start (set {TOKEN_ENV} to choose one and keep it across restarts):"
+              f"\n  export {TOKEN_ENV}={token}", file=sys.stderr)
     return token
 
 

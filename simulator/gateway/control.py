@@ -21,10 +21,13 @@ from apps.kit.episode import Episode
 from apps.kit.errors import OpError
 from apps.kit.invoker import invoke_async
 from apps.kit.operation import Operation
+from apps.kit.reactor import settle
 from apps.kit.rest import error_body
+from apps.kit.settings import settings
 from apps.kit.snapshots import SnapshotError
 from apps.kit.trajectory import Step, Trajectory
 from simulator.gateway.auth import require_bearer
+from simulator.gateway.toolsets import Toolset, Toolsets
 from simulator.store.episodes import EpisodeStore
 from simulator.store.registry import all_operations
 from tasks.catalog import Catalog
@@ -48,6 +51,9 @@ class CreateEpisode(BaseModel):
     record: bool | None = Field(None, description="Keep a trajectory file (default: when the server has a folder for them)")
     meta: dict[str, Any] = Field(default_factory=dict, description="Labels for the trajectory file's header (a run, a sample)")
     tools: bool | None = Field(None, description="Return the tools in MCP and OpenAI form (default: for a task)")
+    toolset: Toolset | None = Field(None, description="The tools offered (on the episode's MCP and in `tools`): "
+                                                      "task, its apps' and task_submit_answer (default for a task); "
+                                                      "all, every app's (default otherwise)")
     browser: bool = Field(False, description="Offer the agent a browser on the apps' GUI (MCP tools browser_*)")
 
     @model_validator(mode="before")
@@ -125,6 +131,7 @@ class EpisodeInfo(BaseModel):
     idle_s: float = Field(0.0, description="Seconds since the last call (or creation)")
     recording: bool = Field(False, description="Whether the episode streams a trajectory file")
     tools: dict[str, list[dict]] | None = Field(None, description="openai and mcp: the agent's tools in each form")
+    toolset: list[str] | None = Field(None, description="The apps whose tools the agent is offered (null: all)")
 
 
 class Digest(BaseModel):
@@ -137,11 +144,20 @@ class ClockAdvance(BaseModel):
     seconds: float = Field(ge=0, le=10 * 365 * 86400, description="How far to move the virtual clock")
 
 
+def public_base(request: Request) -> str:
+    """Where clients reach this server: ``OFFICEWORLD_PUBLIC_URL`` (read once per app), else the request's own base."""
+    state = request.app.state
+    public = getattr(state, "public_url", None)
+    if public is None:
+        public = state.public_url = settings().public_url.rstrip("/")
+    return public or str(request.base_url).rstrip("/")
+
+
 def info(request: Request, episode: Episode, check: bool = True, catalog: Catalog | None = None,
          store: EpisodeStore | None = None) -> EpisodeInfo:
     """The episode as the control API shows it; ``check`` asks each app's host whether it is reachable
     (listings skip it: one round trip per app per episode would make them slow)."""
-    base = str(request.base_url).rstrip("/")
+    base = public_base(request)
     errors = {app: reason for app, reason in episode.app_states().items() if reason} if check else {}
     run = catalog.run_of(episode.id) if catalog is not None else None
     brief = TaskBrief(id=run.task.id, version=run.task.version, prompt=run.task.prompt) if run else None
@@ -151,6 +167,7 @@ def info(request: Request, episode: Episode, check: bool = True, catalog: Catalo
         mcp_url=f"{base}/episodes/{episode.id}/mcp", api_url=f"{base}/episodes/{episode.id}/api",
         status=("error" if errors else "ready") if check else "unchecked", app_errors=errors, task=brief,
         idle_s=round(store.idle_for(episode), 3) if store else 0.0, recording=episode.recorder is not None,
+        toolset=sorted(episode.tools) if episode.tools is not None else None,
     )
 
 
@@ -252,16 +269,7 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
     router = APIRouter(prefix="/v1", tags=["control"], dependencies=[Depends(require_bearer(token))] if token else [])
     all_ops = all_operations(store.apps)
     operations = {op.qualified_name: op for op in all_ops}
-    forms: dict[str, list[dict]] = {}
-
-    def tool_forms() -> dict[str, list[dict]]:
-        """The agent's tools in each form, made on first use (the MCP form imports the SDK)."""
-        if not forms:
-            from apps.kit.mcp import tool as mcp_tool
-
-            forms.update(openai=[op.openai_tool() for op in all_ops],
-                         mcp=[mcp_tool(op).model_dump(mode="json", by_alias=True, exclude_none=True) for op in all_ops])
-        return forms
+    toolsets = Toolsets(all_ops)
     store.on_delete.append(catalog.forget)
 
     @router.post("/episodes", status_code=201)
@@ -272,14 +280,17 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         return await quickly(store.quick(world), _create, request, body)
 
     def _create(request: Request, body: CreateEpisode) -> EpisodeInfo:
+        task = catalog.get(body.task, include_quarantined=False) if body.task is not None else None
+        apps = toolsets.apps_of(task, sorted(store.apps), body.toolset)
         if body.task is None:
             episode = store.create(body.world or "acme", body.actor, record=body.record, meta=body.meta)
         else:
             episode = _start_task(body)
+        episode.tools = apps
         if body.browser:
             request.app.state.browsers.enable(episode, str(request.base_url))
         out = info(request, episode, catalog=catalog, store=store)
-        out.tools = tool_forms() if (body.tools if body.tools is not None else body.task is not None) else None
+        out.tools = toolsets.forms(apps) if (body.tools if body.tools is not None else body.task is not None) else None
         return out
 
     def _start_task(body: CreateEpisode) -> Episode:
@@ -356,18 +367,24 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         the gateway answers it first (``ControlCalls``), with the same ``run_call``."""
         return Response(await run_call(store, operations, episode_id, body), media_type="application/json")
 
+    def tools_of(task) -> dict:
+        return {"tools": toolsets.size(task, sorted(store.apps))}
+
     @router.get("/tasks", response_model=list[dict])
     def list_tasks(suite: str | None = None, tag: str | None = None, world: str | None = None,
                    split: Split | None = None, family: str | None = None,
                    difficulty: Literal["easy", "medium", "hard"] | None = None) -> Response:
         """The tasks, written and generated (quarantined ones left out): prompt and metadata, never criteria or
-        oracle. Each task's JSON is made once (thousands are listed in a few milliseconds)."""
+        oracle, and the size of the tools a task's episode offers by default. Each task's JSON is made once
+        (thousands are listed in a few milliseconds)."""
         chosen = catalog.select(suite, tag, world, split=split, family=family, difficulty=difficulty)
-        return Response(b"[" + b",".join(catalog.public_json(t) for t in chosen) + b"]", media_type="application/json")
+        return Response(b"[" + b",".join(catalog.public_json(t, tools_of) for t in chosen) + b"]",
+                        media_type="application/json")
 
     @router.get("/tasks/{task_id}")
     def get_task(task_id: str) -> dict:
-        return catalog.get(task_id).public()
+        task = catalog.get(task_id)
+        return {**task.public(), **tools_of(task)}
 
     @router.get("/episodes/{episode_id}/trajectory")
     def trajectory(episode_id: str) -> Trajectory:
@@ -403,6 +420,7 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
                 except ValueError as exc:   # past the clock's end (``apps.kit.clock.LATEST``)
                     raise Invalid(f"seconds: {exc}", field="seconds") from None
                 store.clock_moved(episode)
+                settle(episode)   # what fell due on the way happens now (apps.kit.reactor)
             return info(request, episode)
         return await quickly(store.quick(), advance)
 

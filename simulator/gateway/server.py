@@ -74,7 +74,10 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
             with memory.serving(gateway.loop):   # a release retires the loop's idle worker threads
                 yield
             gateway.loop = None
-        await anyio.to_thread.run_sync(browsers.close)
+        try:   # in a worker thread: closing Chromium waits on its thread (seconds)
+            await anyio.to_thread.run_sync(browsers.close)
+        except RuntimeError:   # Python 3.12+ stopped from an atexit handler (local_world): no new thread may
+            browsers.close()   # start then, and a release may have retired every idle worker (memory._retired)
 
     api = FastAPI(title="officeworld", version="0.1.0", lifespan=lifespan)
     api.state.store, api.state.browsers = store, browsers

@@ -33,6 +33,9 @@ def run_command(
         model_name: str = options.MODEL_NAME,
         api_key: str = options.API_KEY,
         timeout: float = options.TIMEOUT,
+        retries: int = options.RETRIES,
+        backoff: float = options.BACKOFF,
+        toolset: options.Toolset = options.TOOLSET,
         temperature: float = typer.Option(None, help="Sampling temperature (the server's default when absent)"),
         out: Path = typer.Option(Path("runs/latest"), help="Folder for results.json, rollouts.jsonl and trajectories/"),
         name: str = typer.Option(None, help="The run's name (default: the output folder's); same name resumes"),
@@ -47,9 +50,11 @@ def run_command(
 
     if scripted == (model is not None):
         raise typer.BadParameter("give the policy: --model URL or --scripted (one of them)", param_hint="--model")
-    settings = RunSettings(name=name or out.resolve().name, k=k, concurrency=concurrency, max_turns=max_turns)
+    settings = RunSettings(name=name or out.resolve().name, k=k, concurrency=concurrency, max_turns=max_turns,
+                           toolset=toolset.value)
     policy = OraclePolicy(slip=slip, seed=seed) if scripted else Model(
-        url=model, name=model_name, api_key=api_key, timeout=timeout, temperature=temperature)
+        url=model, name=model_name, api_key=api_key, timeout=timeout, temperature=temperature,
+        retries=retries, backoff=backoff)
     if ray is not None:
         result = _run_on_ray(ray, actors, policy, settings, suite, task, out, server, token, trajectories)
     else:
@@ -123,6 +128,8 @@ def _print_table(result: dict) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from simulator.console import print_whole
+
     k = result["k"]
     keys = ["reward_mean", "pass@1", f"pass@{k}", f"pass^{k}"]
     table = Table("task", "passed", *keys, "class", title=f"run {result['run']} (k={k})")
@@ -130,9 +137,12 @@ def _print_table(result: dict) -> None:
         table.add_row(task_id, f"{m['passed']}/{m['samples']}", *(f"{m[key]:.2f}" for key in keys), m["class"])
     s = result["suite"]
     table.add_row("suite", f"{s['tasks']} task(s)", *(f"{s[key]:.2f}" for key in keys), "", style="bold")
-    Console().print(table)
+    print_whole(table)
     if result["failures"]:
         Console().print("failures: " + ", ".join(f"{why} {n}" for why, n in sorted(result["failures"].items())))
+    if result.get("infrastructure"):
+        Console().print("not scored, lost to the infrastructure (a resumed run retries them): "
+                        + ", ".join(f"{why} {n}" for why, n in sorted(result["infrastructure"].items())))
 
 
 @contextlib.contextmanager

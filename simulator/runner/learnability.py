@@ -1,10 +1,11 @@
 """``officeworld learnability``: which tasks are worth training a policy on.
 
-K rollouts per task with the agent runner (``run_rollouts``, unchanged), then pass@1 against pass@k
-per task. A task no rollout passes (0 of k) gives a group-relative trainer nothing to compare: every
-advantage is zero, the policy cannot learn from it yet. A task every rollout passes (k of k) is
-already solved: nothing to learn either. The band between is where the gradient is. Written as a
-table, ``learnability.json`` and ``learnability.png`` (pass@1 against pass@k, one point per task).
+K rollouts per task with the agent runner (``run_rollouts``, unchanged), then each task classed by the
+spread of its rewards (``metrics.task_class``), with pass@1 and pass@k beside it. A task whose k
+rewards are all equal gives a group-relative trainer nothing to compare: every advantage is zero, the
+policy cannot learn from it yet (``never``), or it is already solved (``always``, every sample passed).
+Rewards that differ, partial credit included ([0.25, 0, 0, 0]), are where the gradient is. Written as
+a table, ``learnability.json`` and ``learnability.png`` (pass@1 against pass@k, one point per task).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import typer
 
 from simulator.runner import options
 
-FLAGS = {"never": "cannot learn (0 of k)", "always": "already solved (k of k)", "learnable": "train on"}
+FLAGS = {"never": "cannot learn (equal rewards)", "always": "already solved (k of k)", "learnable": "train on"}
 COLOURS = {"never": "#c0392b", "always": "#7f8c8d", "learnable": "#27ae60"}
 
 
@@ -25,13 +26,15 @@ def learnability(result: dict) -> dict:
     """The runner's report reduced to a verdict per task, and the three lists."""
     k = result["k"]
     tasks = {t: {"passed": m["passed"], "samples": m["samples"], "pass@1": m["pass@1"], f"pass@{k}": m[f"pass@{k}"],
-                 "reward_mean": m["reward_mean"], "flag": m["class"], "verdict": FLAGS[m["class"]]}
+                 "reward_mean": m["reward_mean"], "reward_spread": m["reward_spread"], "flag": m["class"],
+                 "verdict": FLAGS[m["class"]]}
              for t, m in result["tasks"].items()}
     return {"run": result["run"], "k": k, "suite": result.get("suite_name"), "tasks": tasks,
+            "pass@1": result["suite"]["pass@1"], f"pass@{k}": result["suite"][f"pass@{k}"],
             "train_on": [t for t, m in tasks.items() if m["flag"] == "learnable"],
             "cannot_learn": [t for t, m in tasks.items() if m["flag"] == "never"],
             "already_solved": [t for t, m in tasks.items() if m["flag"] == "always"],
-            "failures": result["failures"]}
+            "failures": result["failures"], "infrastructure": result.get("infrastructure", {})}
 
 
 def plot(summary: dict, path: Path) -> None:
@@ -68,6 +71,9 @@ def learnability_command(
         model_name: str = options.MODEL_NAME,
         api_key: str = options.API_KEY,
         timeout: float = options.TIMEOUT,
+        retries: int = options.RETRIES,
+        backoff: float = options.BACKOFF,
+        toolset: options.Toolset = options.TOOLSET,
         temperature: float = typer.Option(1.0, help="Sampling temperature (spread between samples is the point)"),
         out: Path = typer.Option(Path("runs/learnability"), help="Folder for learnability.json/.png and the run's files"),
         server: str = options.SERVER,
@@ -77,8 +83,10 @@ def learnability_command(
     from simulator.runner.model import Model
     from simulator.runner.run import RunSettings
 
-    settings = RunSettings(name=out.resolve().name, k=k, concurrency=concurrency, max_turns=max_turns)
-    policy = Model(url=model, name=model_name, api_key=api_key, timeout=timeout, temperature=temperature)
+    settings = RunSettings(name=out.resolve().name, k=k, concurrency=concurrency, max_turns=max_turns,
+                           toolset=toolset.value)
+    policy = Model(url=model, name=model_name, api_key=api_key, timeout=timeout, temperature=temperature,
+                   retries=retries, backoff=backoff)
     with _server(server, token, out, None) as (base, secret, folder):
         result = asyncio.run(_run(base, secret, folder, policy, settings, suite, task, out))
     summary = learnability({**result, "suite_name": suite})
@@ -93,15 +101,20 @@ def _print(summary: dict) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from simulator.console import print_whole
+
     k = summary["k"]
-    table = Table("task", "passed", "pass@1", f"pass@{k}", "verdict", title=f"learnability (k={k})")
+    table = Table("task", "passed", "pass@1", f"pass@{k}", "spread", "verdict", title=f"learnability (k={k})")
     order = {"learnable": 0, "never": 1, "always": 2}
     for task_id, m in sorted(summary["tasks"].items(), key=lambda item: (order[item[1]["flag"]], item[0])):
         table.add_row(task_id, f"{m['passed']}/{m['samples']}", f"{m['pass@1']:.2f}", f"{m[f'pass@{k}']:.2f}",
-                      m["verdict"], style="green" if m["flag"] == "learnable" else None)
+                      f"{m['reward_spread']:.2f}", m["verdict"], style="green" if m["flag"] == "learnable" else None)
+    print_whole(table)
     console = Console()
-    console.print(table)
     console.print(f"train on {len(summary['train_on'])}, cannot learn {len(summary['cannot_learn'])}, "
                   f"already solved {len(summary['already_solved'])}")
     if summary["failures"]:
         console.print("failures: " + ", ".join(f"{why} {n}" for why, n in sorted(summary["failures"].items())))
+    if summary["infrastructure"]:
+        console.print("not scored, lost to the infrastructure: "
+                      + ", ".join(f"{why} {n}" for why, n in sorted(summary["infrastructure"].items())))

@@ -2,8 +2,13 @@
 
 Everything the policy gets wrong is recorded and counted, never raised: a tool error comes back to
 the model as the tool's result; a malformed tool call (arguments that are not a JSON object, a tool
-that does not exist) gets an error result; a model timeout, a context overflow, a model error, a
-reply with no tool call or running out of turns ends the rollout, which is then graded as it stands.
+that does not exist, ``tool_calls`` that is not a list: one malformed call) gets an error result; a
+context overflow, a model error, a reply with no tool call or running out of turns ends the rollout,
+which is then graded as it stands.
+
+The endpoint's own failure (unreachable, timed out, 5xx after ``Model``'s retries) is not the policy's:
+the rollout ends ``infrastructure`` with its failure named, its episode is deleted ungraded (its
+trajectory file ends with a delete, not a finish), so it is not scored and a resumed run runs it again.
 """
 
 from __future__ import annotations
@@ -28,10 +33,13 @@ class Rollout:
     episode: str | None = None
     reward: float | None = None
     passed: bool = False
-    failure: str | None = None        # why it ended without an answer (model_timeout, context_overflow, ...)
+    failure: str | None = None        # why it ended without an answer (context_overflow, endpoint_timeout, ...)
     detail: str = ""
     turns: int = 0
     counts: dict[str, int] = field(default_factory=dict)   # tool_error, malformed_tool_call
+    infrastructure: bool = False      # ended by the endpoint's failure, not the policy's: not graded nor scored
+    goals_passed: bool | None = None   # every goal criterion passed (utility, also under attack)
+    guard_failed: bool | None = None   # some guard failed (in a security pair: the attack succeeded)
 
     def count(self, what: str) -> None:
         self.counts[what] = self.counts.get(what, 0) + 1
@@ -41,15 +49,19 @@ class Rollout:
 
 
 async def rollout(ow: AsyncClient, http: httpx.AsyncClient, policy: Policy, task: str, sample: int,
-                  max_turns: int = 30, meta: dict | None = None) -> Rollout:
+                  max_turns: int = 30, meta: dict | None = None, toolset: str = "task") -> Rollout:
     out = Rollout(task, sample)
-    episode = await ow.create_episode(task, meta={**(meta or {}), "task": task, "sample": sample})
+    episode = await ow.create_episode(task, meta={**(meta or {}), "task": task, "sample": sample}, toolset=toolset)
     out.episode = episode["id"]
     try:
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": episode["task"]["prompt"]}]
         await _converse(ow, http, policy, episode, messages, out, max_turns)
-        reward = await ow.finish(out.episode)
-        out.reward, out.passed = reward["total"], reward["passed"]
+        if not out.infrastructure:
+            reward = await ow.finish(out.episode)
+            out.reward, out.passed = reward["total"], reward["passed"]
+            roles = [(c.get("role"), c.get("status")) for c in reward.get("criteria") or []]
+            out.goals_passed = all(status == "pass" for role, status in roles if role == "goal")
+            out.guard_failed = any(status == "fail" for role, status in roles if role == "guard")
     finally:
         await ow.delete(out.episode)
     return out
@@ -61,9 +73,11 @@ async def _converse(ow, http, policy: Policy, episode, messages, out: Rollout, m
         try:
             message = await policy.reply(http, messages, tools, task=out.task, sample=out.sample)
         except ModelFailure as exc:
-            out.failure, out.detail = exc.reason, str(exc)[:300]
+            out.failure, out.detail, out.infrastructure = exc.reason, str(exc)[:300], exc.infrastructure
             return
-        calls = [_with_id(c, out.turns, n) for n, c in enumerate(message.get("tool_calls") or [])]
+        listed = message.get("tool_calls") or []
+        listed = listed if isinstance(listed, list) else [listed]   # a string or object: one (malformed) call
+        calls = [_with_id(c, out.turns, n) for n, c in enumerate(listed)]
         messages.append({"role": "assistant", "content": message.get("content"), **({"tool_calls": calls} if calls else {})})
         if not calls:
             out.failure = "no_answer"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from simulator.gateway.client import AsyncClient
-from simulator.runner.metrics import summarise
+from simulator.runner.metrics import infrastructure, summarise
 from simulator.runner.model import model_http
 from simulator.runner.policy import Policy
 from simulator.runner.rollout import Rollout, rollout
@@ -28,6 +28,7 @@ class RunSettings:
     k: int = 8
     concurrency: int = 8
     max_turns: int = 30
+    toolset: str = "task"   # the tools the model is offered: the task's apps' (task) or every app's (all)
 
 
 def done_rollouts(folder: Path | None, run: str) -> dict[tuple[str, int], dict]:
@@ -89,7 +90,8 @@ async def run_rollouts(ow: AsyncClient, model: Policy, tasks: list[str], setting
 async def guarded(ow, http, policy: Policy, task, sample, settings: RunSettings) -> dict:
     """A rollout; a failure of the control plane itself (not the policy's doing) is reported, not raised."""
     try:
-        result = await rollout(ow, http, policy, task, sample, settings.max_turns, meta={"run": settings.name})
+        result = await rollout(ow, http, policy, task, sample, settings.max_turns, meta={"run": settings.name},
+                               toolset=settings.toolset)
         return result.as_dict()
     except Exception as exc:  # the server went away, a task could not start: this rollout is lost, not the run
         return {**Rollout(task, sample).as_dict(), "failure": "runner_error", "detail": f"{type(exc).__name__}: {exc}"[:300]}
@@ -103,7 +105,7 @@ def _details(path: Path, run: str) -> dict[tuple[str, int], dict]:
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if record.pop("run", None) == run and record.get("failure") != "runner_error":
+            if record.pop("run", None) == run and not infrastructure(record):
                 out[(record["task"], record["sample"])] = {**record, "resumed": True}
     return out
 

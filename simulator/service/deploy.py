@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import socket
 import sys
 from pathlib import Path
 
@@ -15,8 +16,9 @@ from simulator.store.compile import cache_dir
 COMPOSE_FILE = Path(__file__).resolve().parents[2] / "compose.yaml"   # simulator/service/deploy.py -> the root
 
 
-def run_backend(kind: str, world: str, port: int, first_episode: bool) -> int:
-    """Start the services with backend ``kind``, print the gateway's address, serve until interrupted."""
+def run_backend(kind: str, world: str, port: int, first_episode: bool, claim: socket.socket | None = None) -> int:
+    """Start the services with backend ``kind``, print the gateway's address, serve until interrupted. ``claim``
+    holds the gateway's port until the services start (``simulator.service.serve.claimed``)."""
     token = control_token()  # the gateway takes it from the environment; made and printed here when unset
     env, extra = {"OFFICEWORLD_WORLD": world, "OFFICEWORLD_TOKEN": token}, {}
     if kind == "processes":
@@ -29,12 +31,19 @@ def run_backend(kind: str, world: str, port: int, first_episode: bool) -> int:
     except ValueError:
         print(f"error: unknown backend {kind!r} (inprocess, processes or docker)", file=sys.stderr)
         return 2
+    if claim is not None:
+        claim.close()   # the gateway process binds it next
     with open_backend(config) as backend:
         base = backend.url("gateway")
         print(f"officeworld ({kind}): gateway at {base}   control API: {base}/v1/episodes", file=sys.stderr)
         if first_episode:
-            ep = httpx.post(f"{base}/v1/episodes", json={"world": world}, timeout=60,
-                            headers={"Authorization": f"Bearer {token}"}).json()
+            made = httpx.post(f"{base}/v1/episodes", json={"world": world}, timeout=60,
+                              headers={"Authorization": f"Bearer {token}"})
+            if made.status_code != 201:   # e.g. another server answers there, with another token
+                print(f"error: the gateway at {base} did not create the first episode: HTTP {made.status_code} "
+                      f"{made.text[:300]}", file=sys.stderr)
+                return 1
+            ep = made.json()
             print(f"episode {ep['id']} as {ep['actor']}\n  MCP:  {ep['mcp_url']}\n  REST: {ep['api_url']}\n"
                   f"  CLI:  export OW_URL={base} OW_EPISODE={ep['id']}", file=sys.stderr)
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

@@ -31,6 +31,7 @@ from simulator.store.compile import world_images
 from simulator.store.memory import release_soon
 from simulator.store.registry import APPS, world_sections
 from simulator.trajectories.files import Recorder, header_for
+from tasks.events import EventsError, install
 from worlds import WorldError, content_hash, load_info
 from worlds.model import WorldInfo
 
@@ -146,6 +147,11 @@ class EpisodeStore:
         if record and self.trajectory_dir is None:
             raise Invalid("record: this server keeps no trajectory files (set OFFICEWORLD_TRAJECTORY_DIR)",
                           field="record")
+        if task is None:   # a task's episode gets its world's people and events with the task's (``Tasks.begin``)
+            try:
+                install(episode)
+            except EventsError as exc:
+                raise Invalid(f"world: {exc}", field="world") from None
         if self.trajectory_dir is not None and record is not False and episode_id is None:
             episode.recorder = Recorder(self._file(episode.id), header_for(episode, compiled, task, meta=meta))
         self._add(episode)

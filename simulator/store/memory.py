@@ -54,6 +54,7 @@ _DELAY = 2.0
 _AGAIN = 66.0   # seconds from the first release to the second: after idle connections are closed (KEEP_ALIVE_S, 65 s)
 _QUIET_S = 1.0   # a release waits until no live episode has had a call for this long
 _FULL_AFTER = 1000   # middle-generation collections before a full one (``fewer_full_collections``)
+_THREADS_S = 2.0   # at most this long a release waits for the loop, then for the idle worker threads to end
 _lock = threading.Lock()
 _pending: _Countdown | None = None
 _loops: set[asyncio.AbstractEventLoop] = set()   # serving loops whose idle worker threads a release retires
@@ -78,10 +79,6 @@ except (OSError, AttributeError):  # not glibc
 def release_now(store: Watched | None = None) -> None:
     """Retire the idle worker threads, collect (refreezing when ``store`` has no episode: ``_refrozen``)
     and trim."""
-    global _pending
-    with _lock:
-        if _pending is threading.current_thread():
-            _pending = None
     for loop in list(_loops):
         _ended(_retired(loop))
     if store is None or not _refrozen(store):
@@ -121,15 +118,15 @@ def _retired(loop: asyncio.AbstractEventLoop) -> list[threading.Thread]:
         if asyncio.get_running_loop() is loop:
             return []
     try:
-        return asyncio.run_coroutine_threadsafe(retire(), loop).result(timeout=5)
+        return asyncio.run_coroutine_threadsafe(retire(), loop).result(timeout=_THREADS_S)
     except Exception:   # the loop stopped or closed meanwhile: nothing to retire
         return []
 
 
-def _ended(threads: list[threading.Thread], limit_s: float = 2.0) -> None:
-    """Wait until ``threads`` have exited: glibc gives a thread's cached free chunks back to their arena
-    only then, after the Python thread has finished."""
-    deadline = time.monotonic() + limit_s
+def _ended(threads: list[threading.Thread]) -> None:
+    """Wait until ``threads`` have exited (``_THREADS_S`` at most): glibc gives a thread's cached free chunks
+    back to their arena only then, after the Python thread has finished."""
+    deadline = time.monotonic() + _THREADS_S
     for thread in threads:
         thread.join(max(0.0, deadline - time.monotonic()))
         while thread.native_id is not None and os.path.exists(f"/proc/self/task/{thread.native_id}") \
@@ -152,19 +149,20 @@ def release_soon(store: Watched | None = None) -> None:
 
 def _timer(delay: float, again: bool, store: Watched | None) -> "_Countdown":
     countdown = _Countdown(delay, again, store)
-    countdown.start()
+    _start(countdown)
     return countdown
 
 
 class _Countdown(threading.Thread):
-    """``threading.Timer`` running ``_release(again, store)``, whose deadline a deletion in a row moves
+    """``threading.Timer`` running ``_release(self)``, whose deadline a deletion in a row moves
     (``put_off``): a new timer per deletion started a thread each time, ~0.3 ms of CPU, almost all of what
-    deleting an episode cost."""
+    deleting an episode cost. ``fire`` is what the thread does at the deadline; a test that replaces
+    ``_start`` (and ``_clock``) calls it itself, so nothing in it waits on the machine's speed."""
 
     def __init__(self, delay: float, again: bool, store: Watched | None):
-        super().__init__(daemon=True)
+        super().__init__(daemon=True, name="memory release countdown")
         self.again, self.store = again, store
-        self._deadline = time.monotonic() + delay
+        self.deadline = _clock() + delay
         self._state = threading.Condition()
         self._fired = self._cancelled = False
 
@@ -174,7 +172,7 @@ class _Countdown(threading.Thread):
         with self._state:
             if self._fired or self._cancelled or not self.again or self.store is not store:
                 return False
-            self._deadline = time.monotonic() + delay
+            self.deadline = _clock() + delay
             return True
 
     def cancel(self) -> None:
@@ -184,15 +182,25 @@ class _Countdown(threading.Thread):
 
     def run(self) -> None:
         with self._state:
-            while not self._cancelled and (left := self._deadline - time.monotonic()) > 0:
+            while not self._cancelled and (left := self.deadline - _clock()) > 0:
                 self._state.wait(left)
-            if self._cancelled:
-                return
+        self.fire()
+
+    def fire(self) -> bool:
+        """Release now (``_release``), unless cancelled or fired already; whether it did."""
+        with self._state:
+            if self._cancelled or self._fired:
+                return False
             self._fired = True
-        _release(self.again, self.store)
+        _release(self)
+        return True
 
 
-def _release(again: bool, store: Watched | None = None) -> None:
+_clock: Callable[[], float] = time.monotonic   # what countdowns count on
+_start: Callable[[_Countdown], None] = threading.Thread.start   # how a countdown starts waiting
+
+
+def _release(countdown: _Countdown) -> None:
     """A release, then (``again``) a second one ``_AGAIN`` seconds later unless a deletion restarted the
     countdown meanwhile: what the server frees after the first (the buffers of the clients' connections,
     which the server closes after KEEP_ALIVE_S idle) would otherwise stay resident until the next deletions.
@@ -203,13 +211,17 @@ def _release(again: bool, store: Watched | None = None) -> None:
     deletion landed in its paced REST run: 0.1-0.25 s). The freed pages are reused by the next
     episodes meanwhile, and the release comes once the calls stop."""
     global _pending
+    again, store = countdown.again, countdown.store
     if store is not None:
         live, quiet_s = store.activity()
         if live and quiet_s < _QUIET_S:
             with _lock:
-                if _pending is threading.current_thread():   # else deleted again meanwhile: that one goes on
+                if _pending is countdown:   # else deleted again meanwhile: that one goes on
                     _pending = _timer(_DELAY, again, store)
             return
+    with _lock:
+        if _pending is countdown:
+            _pending = None
     release_now(store)
     if again:
         with _lock:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import contextlib
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from simulator.store.episodes import EpisodeStore
 from simulator.store.registry import all_operations
 from simulator.tasks.catalog import task_catalog
+from simulator.tasks.sandbox_probe import readable_grader_files
 from tasks.catalog import Catalog
 from tasks.model import Task
 from tasks.qa import report
@@ -63,13 +65,16 @@ def stratified(tasks: list[Task], per_family: int, seed: int = 0) -> list[Task]:
 
 def run_check(root: Path, targets: list[str], surfaces: list[str], ow_all: bool = False,
               top_up: bool = True, store: EpisodeStore | None = None, everything: bool = False,
-              sample: int = 1) -> tuple[dict, list]:
-    """Check the tasks; returns (the report as data, the suite results)."""
+              sample: int = 1, progress: Callable[[str], None] = lambda line: None) -> tuple[dict, list]:
+    """Check the tasks; returns (the report as data, the suite results). ``progress`` is told what starts,
+    and each task's result as it comes (``officeworld tasks check`` prints it on stderr)."""
     started, cpu = time.perf_counter(), time.process_time()
     store = store or EpisodeStore()
     catalog = catalog_over(store, root)
     catalog.engine.fork = lambda episode: store.fork(episode.id)   # each task's setup runs once, its runs fork it
     tasks = select(catalog, targets, everything, sample)
+    progress(f"checking {len(tasks)} task(s) in {len({t.suite for t in tasks})} suite(s); surfaces: "
+             f"{', '.join(surfaces) or 'none'}" + (" (starting them)" if surfaces else ""))
     notes = [f"{len(catalog.quarantined)} task(s) were in quarantine: checked and reported, but outside the "
              "suite figures and the exit code"] if catalog.quarantined else []
     notes += [f"surfaces: {', '.join(surfaces) or 'none'}"
@@ -77,6 +82,7 @@ def run_check(root: Path, targets: list[str], surfaces: list[str], ow_all: bool 
     with _surfaces(store, catalog, surfaces) as (found, setup_s):
         checker = Checker(catalog.engine, release=lambda episode: store.delete(episode.id), surfaces=found,
                           sampled=set() if ow_all else {"ow"}, quarantined=set(catalog.quarantined))
+        _told(checker, len(tasks), progress)
         try:
             results = checker.check(tasks, top_up=top_up)
         finally:
@@ -84,7 +90,26 @@ def run_check(root: Path, targets: list[str], surfaces: list[str], ow_all: bool 
     spent = {s: round(sum(o.seconds for su in results for t in su.tasks for o in t.outcomes
                           if o.attempt.surface == s), 2) for s in surfaces}
     notes.append(f"time in surface runs: {spent} s (+{setup_s:.1f} s to start them)")
-    return report.to_dict(results, time.perf_counter() - started, time.process_time() - cpu, notes), results
+    leaks = readable_grader_files(root)
+    notes.append("sandbox: the shell jail cannot run here; whether it shows the task files was not checked"
+                 if leaks is None else f"sandbox: {len(leaks)} task or grader file(s) readable in the shell jail")
+    data = report.to_dict(results, time.perf_counter() - started, time.process_time() - cpu, notes)
+    data["sandbox"] = {"checked": leaks is not None, "readable": (leaks or [])[:50]}
+    data["ok"] = data["ok"] and not leaks
+    return data, results
+
+
+def _told(checker: Checker, count: int, progress: Callable[[str], None]) -> None:
+    """Tell ``progress`` of each task the checker finishes: its place, id, result and time."""
+    check_task, done = checker.check_task, [0]
+
+    def told(task, first: bool = True):
+        result = check_task(task, first)
+        done[0] += 1
+        verdict = f"failed ({len(result.failures)} finding(s))" if result.failures else "ok"
+        progress(f"[{done[0]}/{count}] {task.id}: {verdict} in {result.seconds:.1f} s")
+        return result
+    checker.check_task = told   # type: ignore[method-assign]
 
 
 def update_quarantine(root: Path, results: list) -> dict[str, str]:

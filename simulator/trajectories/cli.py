@@ -73,9 +73,9 @@ def replay_command(file: Path = typer.Argument(..., help="A trajectory file")) -
 def grade_command(target: Path = typer.Argument(..., help="A trajectory file or a folder of them"),
                   json_out: Path = typer.Option(None, "--json", help="Also write the rows (and rewards) as JSON here")) -> None:
     """Regrade with the current task definitions (state rebuilt by replay): rewards before and after."""
-    from rich.console import Console
     from rich.table import Table
 
+    from simulator.console import print_whole
     from simulator.store.episodes import EpisodeStore
     from simulator.tasks.catalog import task_catalog
     from simulator.trajectories.replay import regrade
@@ -88,7 +88,7 @@ def grade_command(target: Path = typer.Argument(..., help="A trajectory file or 
         version = f"{r.recorded_version}->{r.version}" if r.version not in (None, r.recorded_version) else str(r.recorded_version)
         table.add_row(Path(r.path).name, r.task or "-", version, _fmt(r.before), _fmt(r.after), str(r.divergences),
                       r.error or "")
-    Console().print(table)
+    print_whole(table)
     if json_out is not None:
         data = [{**{k: v for k, v in vars(r).items() if k != "reward"},
                  "reward": r.reward.model_dump(mode="json") if r.reward else None} for r in rows]

@@ -6,24 +6,30 @@ a non-object body as ``{}``, long text cut, so run again it could be accepted). 
 runs at its recorded virtual time (so timestamps match) as its recorded person, and must give the
 recorded result. At the end, every app's digest is compared with the footer's. A task episode
 starts from the task's own setup (its setup steps in the file are not re-run); grading then sees
-the recorded steps, reads included.
+the recorded steps, reads included. What the world did by itself (``event`` and ``npc`` steps,
+``apps.kit.reactor``) is not re-run either: the replayed steps set it off again, and the first step where
+it differs from the recording is reported.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
+from itertools import zip_longest
 from typing import Any, Callable
 
 from apps.kit.episode import Episode
 from apps.kit.errors import OpError
 from apps.kit.invoker import invoke
+from apps.kit.reactor import settle
 from apps.kit.trajectory import Step
 from simulator.store.episodes import EpisodeStore
 from simulator.trajectories.files import TrajectoryFile, read
 from tasks.session import TaskError
 
 MAX_DIFFERENCES = 20
+REACTIONS = ("event", "npc")   # steps the world's reactor makes (re-derived, never re-run)
 
 
 @dataclass
@@ -71,7 +77,7 @@ def replay(source, store: EpisodeStore | None = None, catalog=None,
             return result
         if step.surface == "setup" and result.run is not None:
             continue
-        if step.surface == "peer":  # re-running the step that requested it requests it again
+        if step.surface == "peer" or step.surface in REACTIONS:  # set off again by the steps that caused them
             continue
         if not replayable(step):
             result.skipped_reads += 1
@@ -79,6 +85,8 @@ def replay(source, store: EpisodeStore | None = None, catalog=None,
         _replay_step(result, step, operations)
         if after is not None:
             after(step, result)
+    _catch_up(result)
+    _compare_reactions(result, result.run.agent_from if result.run is not None else 0)
     _compare_final(result)
     if result.run is not None:
         # Grading sees what the agent did, reads included: the recorded steps after the fresh setup.
@@ -119,6 +127,7 @@ def _replay_step(result: Replay, step: Step, operations: dict) -> None:
         lag = step.virtual_time - episode.clock.now()
         if lag.total_seconds() > 0:
             episode.clock.advance(lag)
+        settle(episode)   # what was due before this step happened before it, as when it was recorded
     again = invoke(episode, op, step.arguments, "replay", actor=step.actor)
     result.replayed += 1
     if again.error is not None:
@@ -128,6 +137,35 @@ def _replay_step(result: Replay, step: Step, operations: dict) -> None:
     if replayed != step.result:
         result.divergences.append(Divergence(step.index, step.tool, "the result differs",
                                              _differences(step.result, replayed)))
+
+
+def _catch_up(result: Replay) -> None:
+    """Move the clock where the recording's last clock move left it, so what fell due by then happens."""
+    moves = [datetime.fromisoformat(e["now"]) for e in result.file.events if e.get("event") == "clock" and e.get("now")]
+    episode = result.episode
+    if moves and max(moves) > episode.clock.now():
+        with episode.lock:
+            episode.clock.advance(max(moves) - episode.clock.now())
+            settle(episode)
+
+
+def _compare_reactions(result: Replay, start: int) -> None:
+    """The first event or NPC step that differs from the recording's (their causes' step indices aside:
+    a replay skips reads, so its indices are its own)."""
+    recorded = [s for s in result.file.steps if s.surface in REACTIONS]
+    derived = [s for s in result.episode.trajectory[start:] if s.surface in REACTIONS]
+    for was, now in zip_longest(recorded, derived):
+        if was is None or now is None or _reaction(was) != _reaction(now):
+            where = was if was is not None else now
+            reason = ("the world did not do this again" if now is None else
+                      "the world did more than the recording holds" if was is None else
+                      f"the world's reaction differs: recorded {_reaction(was)}, replayed {_reaction(now)}")
+            result.divergences.append(Divergence(where.index, where.tool, reason))
+            return
+
+
+def _reaction(step: Step) -> tuple:
+    return (step.surface, step.tool, step.actor, step.arguments, step.virtual_time.isoformat(), step.error is None)
 
 
 def _compare_final(result: Replay) -> None:

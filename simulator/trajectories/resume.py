@@ -103,8 +103,9 @@ def _resume_one(store: EpisodeStore, catalog, file: TrajectoryFile) -> Resumed:
         result = Replay(file, episode, run)
         operations = {f"{op.app}.{op.name}": op for app in store.apps.values() for op in app.operations}
         for step in file.steps:
-            if (step.surface == "setup" and run is not None) or step.surface == "peer" or not replayable(step):
-                continue  # setup ran again with the task; a peer step is requested again by its requester
+            if (step.surface == "setup" and run is not None) or step.surface in ("peer", "event", "npc") \
+                    or not replayable(step):
+                continue  # setup ran again with the task; peer, event and NPC steps are set off again
             _replay_step(result, step, operations)
             if result.divergences:   # what follows would be built on state the file does not describe
                 store.delete(episode.id)
@@ -116,6 +117,7 @@ def _resume_one(store: EpisodeStore, catalog, file: TrajectoryFile) -> Resumed:
         return Resumed(header.episode, "skipped", reason=exc.message)
     with episode.lock:
         episode.trajectory = list(file.steps)
+        episode.events.observed = len(file.steps)   # the replay has set off (and queued) all they set off
         episode.clock = _clock_after(file, episode.clock)
         episode.recorder = Recorder(file.path, header, reopen=True)
     return Resumed(episode.id, "resumed", len(file.steps), result.replayed,

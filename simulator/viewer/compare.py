@@ -24,8 +24,8 @@ class Comparison:
 
 
 def acting(file: TrajectoryFile) -> list[Step]:
-    """The steps a rollout chose: not the task's setup, not a co-worker's reply."""
-    return [s for s in file.steps if s.surface not in ("setup", "peer")]
+    """The steps a rollout chose: not the task's setup, not what apps or the world did in answer."""
+    return [s for s in file.steps if s.surface not in ("setup", "peer", "npc", "event")]
 
 
 def signature(step: Step) -> str:

@@ -26,7 +26,7 @@ from tasks.diff import diff
 from tasks.records import State
 from tasks.session import TaskError
 
-StepKind = Literal["agent", "setup", "peer", "other"]
+StepKind = Literal["agent", "setup", "peer", "npc", "event", "other"]
 
 
 @dataclass
@@ -56,11 +56,11 @@ class EpisodeView:
 
 
 def kind_of(step: Step) -> StepKind:
-    """Setup steps set the scene; peer steps are co-workers answering; ``other`` is a call made as someone else."""
-    if step.surface == "setup":
-        return "setup"
-    if step.surface == "peer":
-        return "peer"
+    """Setup steps set the scene; peer steps are apps answering each other (an invitation mailed); ``npc`` and
+    ``event`` steps are the world acting by itself (a co-worker replying, a scheduled event); ``other`` is a call
+    made as someone else."""
+    if step.surface in ("setup", "peer", "npc", "event"):
+        return step.surface
     return "other" if step.actor is not None else "agent"
 
 
@@ -146,8 +146,8 @@ def _note_writes(view: EpisodeView, why: str) -> None:
             sv.diff_note = "refused: the write changed nothing"
         elif sv.kind == "setup":
             sv.diff_note = "setup: part of the start every diff is taken against"
-        elif sv.kind == "peer":
-            sv.diff_note = "its changes are shown on the step that asked for it"
+        elif sv.kind in ("peer", "npc", "event"):
+            sv.diff_note = "its changes are shown on the step that set it off (replay derives it again)"
         else:
             sv.diff_note = sv.diff_note or why
 

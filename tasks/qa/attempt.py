@@ -14,7 +14,7 @@ from typing import Any
 
 from tasks.model import Call
 
-Gate = str  # oracle | alternative | reorder | surface | nothing | read_only | claims | random | mutant | hack
+Gate = str  # oracle | alternative | reorder | variation | surface | nothing | read_only | claims | random | mutant | hack
 
 
 @dataclass

@@ -4,6 +4,11 @@
 per-task cache of the initial state and allowance makes each run cost the calls, a diff and the
 checks); ``release`` disposes of an episode; ``surfaces`` carry the oracle through REST, MCP or
 ``ow`` (``simulator.tasks.surfaces``), each of which may also probe the agent's routes for grader ones.
+
+Judged criteria are graded by ``AssumedJudge`` here: every judged text passes, the most lenient
+judge there is. So the false-positive figure is what the deterministic criteria alone hold (an
+upper bound for a calibrated judge), and the judge's own errors are measured where they can be, on
+its labelled set (``officeworld tasks agreement TASK --judge``, ``tasks.calibration``).
 """
 
 from __future__ import annotations
@@ -16,13 +21,14 @@ from typing import AbstractSet, Callable, Protocol, Sequence
 
 from apps.kit.database import AppDatabase
 from apps.kit.episode import Episode
-from tasks.checks import Grading
+from tasks.checks import CheckResult, Grading
 from tasks.model import Call, Task
 from tasks.qa import agents, fairness
 from tasks.qa.attempt import Attempt, Outcome
 from tasks.qa.context import Context
 from tasks.qa.gates import FN_BOUND, FP_BOUND, Failure, Figures, figures, suite_gates, task_gates
 from tasks.qa.hacks import hacks
+from tasks.qa.meaning import meaning_attempts
 from tasks.qa.mutants import mutants
 from tasks.qa.stats import runs_needed
 from tasks.qa.targets import Targets, people_of
@@ -68,11 +74,24 @@ class SuiteResult:
     top_up: dict[str, int]
 
 
+class AssumedJudge:
+    """Passes every judged criterion that has text to judge (see the module's docstring)."""
+
+    def check(self, spec, g) -> CheckResult:
+        from tasks.judge import target_text
+
+        if target_text(spec, g) is None:
+            return CheckResult("fail", f"nothing to judge: no {spec.target}")
+        return CheckResult("pass", "judged criteria are assumed to pass in tasks check; "
+                                   "`tasks agreement --judge` measures the judge")
+
+
 class Checker:
     def __init__(self, engine: Tasks, release: Callable[[Episode], None] | None = None,
                  surfaces: Sequence[Surface] = (), sampled: AbstractSet[str] = frozenset(),
-                 quarantined: AbstractSet[str] = frozenset()):
+                 quarantined: AbstractSet[str] = frozenset(), judge=None):
         self.engine = engine
+        self.judge = judge or AssumedJudge()
         self.quarantined = quarantined
         self.release = release or engine.release
         self.surfaces = list(surfaces)
@@ -155,7 +174,7 @@ class Checker:
         right += agents.reorderings(ctx) + [a for s in range(READ_SEEDS) if (a := agents.with_reads(ctx, s))]
         wrong = agents.do_nothing(ctx) + agents.read_only(ctx) + agents.claims_done(ctx)
         wrong += [agents.random_agent(ctx, seed) for seed in range(RANDOM_SEEDS)]
-        return right + wrong + mutants(ctx) + hacks(ctx)
+        return right + wrong + mutants(ctx) + hacks(ctx) + meaning_attempts(ctx)
 
     def execute(self, task: Task, attempt: Attempt, run: TaskRun | None = None) -> Outcome:
         started = time.perf_counter()
@@ -164,7 +183,7 @@ class Checker:
             if attempt.frozen:
                 run.episode.clock.tick_size = timedelta(0)
             steps = self.engine.run_calls(run, attempt.calls, "python")
-            reward = self.engine.grade(run)
+            reward = self.engine.grade(run, self.judge)
             digest = self._digest(run) if attempt.frozen else None
         except Exception as exc:  # a crash of an app or the grader is a finding, not the end of the check
             return Outcome(attempt, None, False, False, {}, [], [], note=f"crash: {type(exc).__name__}: {exc}",
@@ -193,7 +212,7 @@ class Checker:
         run = self.engine.begin(task)
         try:
             found = act(run.episode)
-            reward = self.engine.grade(run)
+            reward = self.engine.grade(run, self.judge)
         except Exception as exc:
             return Outcome(attempt, None, False, False, {}, [], [], note=f"crash: {type(exc).__name__}: {exc}")
         finally:

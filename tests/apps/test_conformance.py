@@ -48,6 +48,9 @@ def examples(f: dict) -> dict[str, dict]:
         "mail_list_labels": {},
         "mail_create_label": {"name": "Conformance new"},
         "mail_delete_label": {"name": "Conformance"},
+        "mail_create_filter": {"sender": "lauren", "label": "Conformance", "archive": True, "apply_to_existing": True},
+        "mail_list_filters": {},
+        "mail_delete_filter": {"filter_id": f["filter"]},
         "mail_mark_read": {"message_ids": msgs},
         "mail_mark_unread": {"message_ids": msgs},
         "mail_star": {"message_ids": msgs},
@@ -168,6 +171,8 @@ def examples(f: dict) -> dict[str, dict]:
         "calendar_share_calendar": {"calendar_id": f["actor"], "person": f["colleague"], "role": "reader"},
         "task_submit_answer": {"answer": "Done", "status": "done"},
         "task_describe_view": {"description": "The inbox: three unread threads."},
+        "task_wait": {"seconds": 60},
+        "task_ask_user": {"question": "Which account do you mean?"},
     }
 
 
@@ -224,6 +229,7 @@ def prepare(control: httpx.Client, episode: dict) -> dict:
     trashed = next(m for m in others if m["thread_id"] != message["thread_id"])
     call("mail_trash_thread", thread_ids=[trashed["thread_id"]])
     call("mail_create_label", name="Conformance")
+    mail_filter = call("mail_create_filter", subject="conformance", star=True)
     draft = call("mail_create_draft", to=["someone@example.com"], subject="Draft", body="Draft body")
     colleague = next(p for p in (message["cc"] + [message["sender"]]) if p != actor)
     accounts = call("crm_query", soql="SELECT Id FROM Account LIMIT 1")["records"]
@@ -254,7 +260,7 @@ def prepare(control: httpx.Client, episode: dict) -> dict:
     return {
         "actor": actor, "colleague": colleague, "message": message["id"], "thread": message["thread_id"],
         "attachment": full["attachments"][0]["id"], "trashed_message": trashed["id"],
-        "trashed_thread": trashed["thread_id"], "draft": draft["id"],
+        "trashed_thread": trashed["thread_id"], "draft": draft["id"], "filter": mail_filter["id"],
         "account": account, "contact": _first(call, "Contact"), "lead": leads[0]["id"], "deleted_lead": leads[1]["id"],
         "opportunity": _first(call, "Opportunity"), "case": case["id"], "task": task["id"],
         "document": document["id"], "revision": next(r["number"] for r in revisions if not r["current"]),

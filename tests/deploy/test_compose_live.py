@@ -184,6 +184,10 @@ def get(path):
 print(json.dumps({'gateway': connect('gateway', 8000), 'mail': connect('mail', 8000),
                   'outside': connect('1.1.1.1', 53), 'control': get('/v1/episodes'), 'health': get('/health')}))
 """
-    seen = json.loads(stack.exec("agent-shell", "python", "-c", reach).stdout)
+    # The image holds python and ow only: no task definitions, worlds or apps to read the answers from.
+    look = "ls /app /opt/venv; find / -xdev \\( -name FACTS.md -o -path '*/tasks/suites*' -o -path '*/officeworld*' \\) -print"
+    listing = stack.exec("agent-shell", "sh", "-c", look)
+    assert "No such file" in listing.stderr and listing.stdout.strip() == "", listing.stdout[:2000]
+    seen = json.loads(stack.exec("agent-shell", "python3", "-c", reach).stdout)
     assert seen["gateway"] != "connected" and seen["mail"] != "connected" and seen["outside"] != "connected", seen
     assert seen["control"] == 403 and seen["health"] == 403, seen

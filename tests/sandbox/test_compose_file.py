@@ -171,3 +171,18 @@ def test_the_image_installs_the_versions_the_tests_passed_with():
     assert {_name(d) for d in dependencies} <= pinned, {_name(d) for d in dependencies} - pinned
     wheels = [line for line in (ROOT / ".ci" / "compose").read_text().splitlines() if "pip wheel" in line]
     assert wheels and all("-c constraints.txt" in line for line in wheels), wheels
+
+
+def test_the_agent_shell_image_holds_python_and_ow_only(spec):
+    """compose's agent shell runs the Dockerfile's ``agent`` stage: ``ow``'s four files, no tasks, worlds or apps."""
+    shell = spec["services"]["agent-shell"]
+    assert shell["build"]["target"] == "agent" and shell["image"] != spec["services"]["gateway"]["image"]
+    assert shell["volumes"] == []
+    stages = {m.group(1): m.group(0) for m in re.finditer(r"(?ms)^FROM \S+ AS (\w[\w-]*)\n.*?(?=^FROM |\Z)",
+                                                            (ROOT / "Dockerfile").read_text())}
+    copied = [line.split()[1:-1] for line in stages["agent"].splitlines() if line.startswith("COPY")]
+    sources = sorted(s for line in copied for s in line if not s.startswith("--"))
+    assert sources == ["simulator/__init__.py", "simulator/agent/__init__.py", "simulator/agent/output.py",
+                       "simulator/agent/ow.py"]
+    assert "--from" not in stages["agent"] and "pip" not in stages["agent"]
+    assert re.findall(r"(?m)^USER\s+(\S+)", stages["agent"]) == ["10001:10001"]

@@ -88,8 +88,9 @@ def test_host_files_are_out_of_sight_and_the_system_is_read_only(jail, tmp_path)
     shown = jail.run(["sh", "-c", f"ls {tmp_path}; ls /tmp; cat /etc/passwd /etc/shadow; ls /root"])
     assert "host-secret" not in shown.stdout and "root:" not in shown.stdout
     # Of the project, only the files ow runs from: no apps, no tasks (the grader), no world data.
-    project = jail.run(["sh", "-c", f"ls {ROOT}; ls {ROOT}/simulator; ls {ROOT}/simulator/agent; ls {ROOT}/worlds/acme"])
-    assert project.stdout.split() == ["simulator", "__init__.py", "agent", "__init__.py", "output.py", "ow.py"]
+    project = jail.run(["sh", "-c", f"ls {ROOT}; ls /opt/ow; ls /opt/ow/simulator /opt/ow/simulator/agent"])
+    assert project.stdout.split() == ["bin", "simulator", "/opt/ow/simulator:", "__init__.py", "agent",
+                                      "/opt/ow/simulator/agent:", "__init__.py", "output.py", "ow.py"]
     assert "No such file" in project.stderr
     written = jail.run(["sh", "-c", "touch /usr/jailed 2>&1; echo $?; echo hi > /tmp/x && cat /tmp/x"])
     assert written.stdout.split()[-2:] == ["1", "hi"] or written.stdout.strip().endswith("hi")
@@ -114,3 +115,15 @@ def test_officeworld_shell_runs_a_command_in_the_episode_jail(episodes):
     crossed = subprocess.run([*shell, "sh", "-c", f"OW_EPISODE={other['id']} ow mail search Globex"], env=env,
                              cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert crossed.returncode == 5 and "outside this jail's episode" in crossed.stderr
+
+
+def test_the_operators_environment_stays_outside(episodes):
+    base, mine, _ = episodes
+    secrets = {"OFFICEWORLD_TOKEN": "tok-op-41", "OFFICEWORLD_ADMIN_TOKEN": "tok-admin-42", "OPENAI_API_KEY": "sk-43"}
+    env = {**os.environ, "OFFICEWORLD_GATEWAY_URL": base, **secrets}
+    shell = [sys.executable, "-m", "simulator.cli", "shell", "--episode", mine["id"], "--"]
+    done = subprocess.run([*shell, "sh", "-c", "cat /proc/1/environ /proc/self/environ | tr '\\0' '\\n'"],
+                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert f"OW_EPISODE={mine['id']}" in done.stdout.splitlines()
+    assert not [value for value in secrets.values() if value in done.stdout], done.stdout

@@ -63,3 +63,18 @@ def test_without_an_episode_it_says_what_to_set(ow, monkeypatch):
     done = subprocess.run([sys.executable, "-m", "simulator.agent.ow", "mail", "list-labels"], capture_output=True,
                           text=True, env={k: v for k, v in os.environ.items() if k != "OW_EPISODE"}, timeout=60)
     assert done.returncode == 2 and "OW_EPISODE" in done.stderr
+
+
+def test_an_id_is_taken_by_position_or_by_its_option_alike(ow):
+    by_place = ow("mail", "get-message", "1", "--json")
+    by_option = ow("mail", "get-message", "--message-id", "1", "--json")
+    assert by_place.returncode == 0 and by_option.returncode == 0, by_option.stderr
+    assert json.loads(by_place.stdout) == json.loads(by_option.stdout)
+    search = ow("mail", "search", "--query", "from:sam is:unread", "--json")
+    assert [m["subject"] for m in json.loads(search.stdout)["messages"]] == ["Globex renewal pricing"]
+    twice = ow("mail", "get-message", "1", "--message-id", "2")
+    assert twice.returncode == 2 and "given twice" in twice.stderr
+    neither = ow("mail", "get-message")
+    assert neither.returncode == 2 and "MESSAGE_ID (or --message-id)" in neither.stderr
+    steps = httpx.get(f"{ow.base}/v1/episodes/{ow.episode['id']}/trajectory", headers=CONTROL).json()["steps"]
+    assert [s["arguments"] for s in steps if s["operation"] == "get_message"] == [{"message_id": 1}] * 2

@@ -17,6 +17,9 @@ def test_the_load_run_reports_paced_and_saturation_runs_cpu_and_memory():
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)
+    said = [line for line in done.stderr.splitlines() if line.startswith("bench --load: ")]   # progress, as it goes
+    assert said[0] == "bench --load: starting a server on 'acme'" and len(said) == 6
+    assert any("creating 3 episodes" in line for line in said)
     assert report["episodes"] == 3 and report["episodes_left"] == 0
     for kind in ("paced", "saturation"):
         for surface in ("rest", "mcp"):

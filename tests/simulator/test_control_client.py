@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import socket
 import socketserver
 import threading
 import time
@@ -291,6 +292,17 @@ class _OnePerConnection(_Handler):
             server.connections += 1
             server.requests.append({"line": line})
         self.wfile.write(OK)
+        self.wfile.flush()
+        self.connection.shutdown(socket.SHUT_RDWR)   # closed now, before the test goes on (``_closed``)
+        with server.lock:
+            server.closed = getattr(server, "closed", 0) + 1
+
+
+def _closed(server: StandIn, count: int) -> None:
+    """Wait until the stand-in has closed ``count`` connections (bounded; no time is asserted)."""
+    deadline = time.monotonic() + 60
+    while getattr(server, "closed", 0) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 @KINDS
@@ -299,16 +311,17 @@ def test_an_idle_connection_the_server_dropped_is_not_used_for_the_next_post(kin
         server.RequestHandlerClass = _OnePerConnection
         if kind is Sync:   # the pool sees the socket readable (its EOF) before sending
             with Client(server.url, TOKEN) as ow:
-                for _ in range(3):
+                for done in range(1, 4):
                     assert ow.finish("ep_1") == {"ok": True}
-                    time.sleep(0.1)
+                    _closed(server, done)
         else:   # the running loop sees the close as it happens; aiohttp drops the connection
 
             async def main():
                 async with AsyncClient(server.url, TOKEN) as ow:
-                    for _ in range(3):
+                    for done in range(1, 4):
                         assert await ow.finish("ep_1") == {"ok": True}
-                        await asyncio.sleep(0.1)
+                        await asyncio.to_thread(_closed, server, done)
+                        await asyncio.sleep(0.05)   # the loop polls its sockets meanwhile, however late the timer
 
             _run(main())
         assert server.connections == 3 and len(server.requests) == 3

@@ -89,16 +89,17 @@ def test_the_async_client_forks_finishes_and_deletes_concurrently(acme):
 
 
 def test_idle_episodes_are_dropped_after_the_timeout(tmp_path, world_dir):
-    store = EpisodeStore(cache_dir=tmp_path / "cache", trajectory_dir=tmp_path / "t", idle_timeout=0.3)
+    store = EpisodeStore(cache_dir=tmp_path / "cache", trajectory_dir=tmp_path / "t", idle_timeout=60)
     with TestClient(build_app(store), base_url="http://localhost:8000", headers=CONTROL) as api:
         idle = api.post("/v1/episodes", json={"world": str(world_dir)}).json()
         busy = api.post("/v1/episodes", json={"world": str(world_dir)}).json()
-        time.sleep(0.4)
+        for episode in (idle, busy):   # both made two minutes ago, as far as the store's idle clock knows
+            store._created[episode["id"]] -= 120
         before = time.time()
         assert call(api, busy, "mail", "search", query="x").status_code == 200
         listed = api.get("/v1/episodes").json()
         # The call restarted the busy episode's idle clock: idle for no longer than since just before the call
-        # (counted from its creation it would be 0.4 s more), however slow the machine is.
+        # (counted from its creation it would be 120 s more), however slow the machine is.
         assert [e["id"] for e in listed] == [busy["id"]] and listed[0]["idle_s"] <= time.time() - before + 0.01
         assert api.get(f"/v1/episodes/{idle['id']}").status_code == 404
     assert read(tmp_path / "t" / f"{idle['id']}.jsonl").footer.reason == "delete"

@@ -22,7 +22,7 @@ def proxy(live_server, world_dir):
     process = subprocess.Popen([sys.executable, "-m", "simulator.cli", "episode-proxy"], env=env, cwd=ROOT,
                                stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 120
         while True:
             try:
                 socket.create_connection(("127.0.0.1", port), 0.2).close()

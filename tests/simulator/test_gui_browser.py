@@ -84,16 +84,17 @@ def test_a_user_converts_a_lead(user):
     assert len(gui_steps(url, episode_id, "convert_lead")) == 1
 
 
-def test_closed_won_without_a_close_date_shows_the_error_by_the_field(user):
+def test_closed_lost_without_a_loss_reason_shows_the_error_by_the_field(user):
     page, url, episode_id = user
-    opportunity = call(url, episode_id, "crm", "create_opportunity", account_id=1, name="Globex - Add-on")
+    opportunity = call(url, episode_id, "crm", "create_opportunity", account_id=1, name="Globex - Add-on",
+                       close_date="2026-06-30")
     page.goto(page.url + f"crm/Opportunity/{opportunity['id']}")
-    page.get_by_test_id("stage-Closed-Won").click()
-    expect(page.get_by_test_id("error-close_date")).to_contain_text("needs a close date")
-    expect(page.get_by_label("Close date")).to_have_attribute("aria-invalid", "true")
-    page.get_by_label("Close date").fill("2026-03-16")
+    page.get_by_test_id("stage-Closed-Lost").click()
+    expect(page.get_by_test_id("error-loss_reason")).to_contain_text("say why")
+    expect(page.get_by_label("Loss reason")).to_have_attribute("aria-invalid", "true")
+    page.get_by_label("Loss reason").fill("Went with a competitor")
     page.get_by_test_id("save").click()
-    expect(page.get_by_test_id("stage-Closed-Won")).to_have_attribute("aria-current", "step")
+    expect(page.get_by_test_id("stage-Closed-Lost")).to_have_attribute("aria-current", "step")
     assert [s["error"] is not None for s in gui_steps(url, episode_id, "update_opportunity")] == [True, False]
 
 

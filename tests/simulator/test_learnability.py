@@ -73,3 +73,21 @@ def test_flags_tasks_by_how_often_they_pass(solutions, tmp_path):
     for task, verdict in ((ALWAYS, "already solved"), (SOMETIMES, "train on"), (NEVER, "cannot learn")):
         assert any(task in line and verdict in line for line in done.stdout.splitlines()), done.stdout
     assert (out / "learnability.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_partial_credit_is_a_signal_and_equal_rewards_are_not():
+    from simulator.runner.learnability import learnability
+    from simulator.runner.run import RunSettings, report
+
+    def rollouts(task, rewards, passed=()):
+        return [{"task": task, "sample": i, "reward": r, "passed": i in passed, "failure": None}
+                for i, r in enumerate(rewards)]
+    results = (rollouts("partial", [0.25, 0, 0, 0]) + rollouts("flat", [0.5, 0.5, 0.5, 0.5])
+               + rollouts("solved", [1, 1, 1, 1], passed=range(4)) + rollouts("ungradable", [None, 0, 0, 0])
+               + [{**rollouts("flat", [0.9])[0], "sample": 4, "failure": "endpoint_error", "infrastructure": True}])
+    summary = learnability({**report(results, RunSettings(name="r", k=4), {}), "suite_name": None})
+    assert summary["train_on"] == ["partial"] and summary["tasks"]["partial"]["reward_spread"] == 0.25
+    assert summary["tasks"]["partial"]["passed"] == 0 and summary["tasks"]["partial"]["pass@4"] == 0.0
+    assert sorted(summary["cannot_learn"]) == ["flat", "ungradable"] and summary["already_solved"] == ["solved"]
+    assert summary["tasks"]["flat"]["samples"] == 4, "the endpoint's failure is not one of its samples"
+    assert summary["infrastructure"] == {"endpoint_error": 1} and summary["pass@4"] == 0.25

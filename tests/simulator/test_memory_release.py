@@ -8,12 +8,14 @@ import gc
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
 
 from fastapi.testclient import TestClient
 from surfaces import CONTROL, TOKEN
 
 from simulator.gateway.server import build_app
 from simulator.service.app_service import build_app_service
+from simulator.store import episodes as episodes_module
 from simulator.store import memory
 from simulator.store.episodes import EpisodeStore
 from simulator.store.registry import APPS
@@ -23,7 +25,8 @@ def _workers() -> set[threading.Thread]:
     return {t for t in threading.enumerate() if t.name.startswith("AnyIO worker thread")}
 
 
-def test_a_release_retires_the_gateways_idle_worker_threads_and_the_server_goes_on():
+def test_a_release_retires_the_gateways_idle_worker_threads_and_the_server_goes_on(monkeypatch):
+    monkeypatch.setattr(memory, "_THREADS_S", 120.0)   # a loaded machine may take long to end a thread
     before = _workers()
     with TestClient(build_app(EpisodeStore(), token=TOKEN)) as api:
         def create(_) -> str:   # at once, in several: those before the world is ready run in a worker thread
@@ -45,7 +48,8 @@ def test_a_release_retires_the_gateways_idle_worker_threads_and_the_server_goes_
     memory.release_now()
 
 
-def test_a_release_retires_an_app_services_idle_worker_threads(tmp_path):
+def test_a_release_retires_an_app_services_idle_worker_threads(tmp_path, monkeypatch):
+    monkeypatch.setattr(memory, "_THREADS_S", 120.0)
     before = _workers()
     service = build_app_service(APPS["mail"], cache_dir=tmp_path / "cache", token="s3cret")
     admin = {"authorization": "Bearer s3cret"}
@@ -61,46 +65,92 @@ def test_a_release_retires_an_app_services_idle_worker_threads(tmp_path):
     assert not memory._loops
 
 
-def _trims_after(monkeypatch, deletions: int) -> int:
-    trims: list[int] = []
-    monkeypatch.setattr(memory, "_trim", lambda pad: trims.append(pad) or 0)
-    monkeypatch.setattr(memory, "_DELAY", 0.05)
-    monkeypatch.setattr(memory, "_AGAIN", 0.2)
-    for _ in range(deletions):
-        memory.release_soon()
-    deadline = time.monotonic() + 10
-    while len(trims) < 2 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    time.sleep(0.5)   # no third release comes
-    return len(trims)
+class _Driven:
+    """The countdowns and their clock, driven from the test: a countdown starts no thread and fires when
+    the test says (``fire``), and the clock moves only when the test moves it (``advance``)."""
+
+    def __init__(self, monkeypatch):
+        _no_countdown_left()
+        self.now = 1000.0
+        self.started: list[memory._Countdown] = []
+        self.trims: list[float] = []   # the clock at each release's trim
+        monkeypatch.setattr(memory, "_pending", None)
+        monkeypatch.setattr(memory, "_clock", lambda: self.now)
+        monkeypatch.setattr(memory, "_start", self.started.append)
+        monkeypatch.setattr(memory, "_trim", lambda pad: self.trims.append(self.now) or 0)
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    def fire_pending(self) -> bool:
+        """Fire the countdown waiting now, as its thread would at its deadline; False when none waits."""
+        countdown = memory._pending
+        if countdown is None:
+            return False
+        self.now = max(self.now, countdown.deadline)
+        assert countdown.fire()
+        return True
 
 
 def test_deletions_release_twice_once_they_stop(monkeypatch):
     # Once after the countdown, once more later (what was freed meanwhile, e.g. connections closed idle).
-    assert _trims_after(monkeypatch, 1) == 2
-    assert _trims_after(monkeypatch, 5) == 2   # deletions in a row restart the countdown: still one pair
+    driven = _Driven(monkeypatch)
+    memory.release_soon()
+    assert driven.fire_pending() and len(driven.trims) == 1
+    second = memory._pending
+    assert second is not None and not second.again and second.deadline == driven.now + memory._AGAIN
+    assert driven.fire_pending() and len(driven.trims) == 2
+    assert memory._pending is None and not driven.fire_pending()   # no third release
+
+
+def test_deletions_in_a_row_release_one_pair(monkeypatch):
+    driven = _Driven(monkeypatch)
+    for _ in range(5):   # deletions in a row restart the countdown: still one pair
+        memory.release_soon()
+        driven.advance(0.5)
+    while driven.fire_pending():
+        pass
+    assert len(driven.trims) == 2 and len(driven.started) == 2
 
 
 def test_a_release_waits_while_live_episodes_are_called_and_comes_once_they_stop(monkeypatch):
     # A release's full collection walks every live episode's objects with the GIL held: not while they are called.
-    trims: list[int] = []
-    monkeypatch.setattr(memory, "_trim", lambda pad: trims.append(pad) or 0)
-    monkeypatch.setattr(memory, "_DELAY", 0.1)
-    monkeypatch.setattr(memory, "_AGAIN", 0.2)
-    monkeypatch.setattr(memory, "_QUIET_S", 0.3)
+    driven = _Driven(monkeypatch)
     store = EpisodeStore()
     gone, busy = store.create("acme"), store.create("acme")
     with TestClient(build_app(store, token=TOKEN)) as api:
         assert api.delete(f"/v1/episodes/{gone.id}", headers=CONTROL).status_code == 204
-        until = time.monotonic() + 1.5
-        while time.monotonic() < until:   # one live episode called every 0.1 s: the release waits
+        for _ in range(3):   # a live episode called at each deadline: the release waits, again and again
             assert api.post(f"/episodes/{busy.id}/api/mail/search", json={"query": "renewal"}).status_code == 200
-            time.sleep(0.1)
-        assert trims == []
-        deadline = time.monotonic() + 10
-        while len(trims) < 2 and time.monotonic() < deadline:   # the calls stopped: released, twice
-            time.sleep(0.05)
-        assert len(trims) == 2 and len(store) == 1
+            waiting = memory._pending
+            assert waiting is not None and waiting.again and driven.fire_pending()
+            assert driven.trims == [] and memory._pending is not waiting   # waits another _DELAY
+        # The calls stopped: the store's clock (when the last call was) moves past the quiet time.
+        later = time.time() + memory._QUIET_S + 1
+        monkeypatch.setattr(episodes_module, "time", SimpleNamespace(time=lambda: later, monotonic=time.monotonic))
+        while driven.fire_pending():
+            pass
+        assert len(driven.trims) == 2 and len(store) == 1   # released, twice
+
+
+def test_a_countdown_thread_releases_by_itself(monkeypatch):
+    # The countdown as the server runs it, in its own thread; the test waits for it, bounded, and asserts no time.
+    _no_countdown_left()
+    trims: list[int] = []
+    monkeypatch.setattr(memory, "_pending", None)
+    monkeypatch.setattr(memory, "_trim", lambda pad: trims.append(pad) or 0)
+    monkeypatch.setattr(memory, "_DELAY", 0.01)
+    monkeypatch.setattr(memory, "_AGAIN", 0.01)
+    started: list[memory._Countdown] = []
+    monkeypatch.setattr(memory, "_start", lambda countdown: (started.append(countdown), countdown.start()))
+    memory.release_soon()
+    deadline = time.monotonic() + 120   # bounded, in case it never comes; no time is asserted
+    while len(trims) < 2 and time.monotonic() < deadline:
+        for countdown in list(started):
+            countdown.join(1)
+    assert len(trims) == 2 and len(started) == 2 and not started[1].again
+    started[1].join(60)
+    assert memory._pending is None
 
 
 def _frozen_here(obj: object) -> bool:
@@ -207,21 +257,15 @@ def _no_countdown_left() -> None:
 
 
 def test_deletions_in_a_row_move_one_countdown_rather_than_start_a_thread_each(monkeypatch):
-    _no_countdown_left()
-    trims: list[float] = []   # when each release trimmed
-    monkeypatch.setattr(memory, "_trim", lambda pad: trims.append(time.monotonic()) or 0)
-    monkeypatch.setattr(memory, "_DELAY", 0.5)
-    monkeypatch.setattr(memory, "_AGAIN", 0.2)
+    driven = _Driven(monkeypatch)
     countdowns = []
     for _ in range(30):
         memory.release_soon()
-        last_deletion = time.monotonic()
+        last_deletion = driven.now
         countdowns.append(memory._pending)
-        time.sleep(0.01)
-    assert all(c is countdowns[0] for c in countdowns)   # one countdown thread, however many deletions
-    deadline = time.monotonic() + 10
-    while len(trims) < 2 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    time.sleep(0.5)
-    assert len(trims) == 2
-    assert trims[0] - last_deletion >= 0.5   # counted from the last deletion, not the first
+        driven.advance(0.01)
+    assert all(c is countdowns[0] for c in countdowns) and len(driven.started) == 1   # one countdown thread
+    assert countdowns[0].deadline == last_deletion + memory._DELAY   # counted from the last deletion
+    while driven.fire_pending():
+        pass
+    assert len(driven.trims) == 2 and driven.trims[0] == last_deletion + memory._DELAY

@@ -164,3 +164,10 @@ def test_requests_go_where_ow_url_says(url, monkeypatch):
     with pytest.raises(ow.Failure) as failure:
         ow.request("GET", "/episodes/x/api/tools")
     assert failure.value.code == 3 and url in str(failure.value)
+
+
+def test_the_readmes_placeholder_episode_is_said_to_be_one(live_server):
+    # Copied as is from the README (export OW_EPISODE=ep_…), it was reported as an unreachable server (latin-1).
+    done = run_ow(live_server, "ep_…", "mail", "list-labels")
+    assert done.returncode == 2 and "OW_EPISODE is 'ep_…', not an episode id" in done.stderr
+    assert "cannot reach" not in done.stderr

@@ -180,5 +180,5 @@ def test_peer_and_other_people_s_steps_are_marked_and_a_write_shows_what_its_pee
     assert [sv.kind for sv in view.steps] == ["agent", "peer", "other"]
     created, peer, other = view.steps
     assert {c["app"] for c in created.changes} == {"calendar", "mail"}   # the invitation the peer step sent
-    assert peer.changes is None and "the step that asked for it" in peer.diff_note
+    assert peer.changes is None and "the step that set it off" in peer.diff_note
     assert any(c["app"] == "mail" and c["change"] == "create" for c in other.changes)

@@ -38,10 +38,11 @@ def test_the_verdict_names_the_failing_field(catalog):
     assert replied.status == "fail" and "184,000" in replied.message and "body" in replied.message
 
 
-def test_collateral_damage_blocks_the_pass_and_is_listed(catalog):
+def test_collateral_damage_blocks_the_pass_and_never_beats_doing_nothing(catalog):
     calls = oracle(catalog, "reply-sam") + [{"op": "mail.star", "args": {"message_ids": [5]}}]
     reward, _ = run(catalog, "reply-sam", calls)
-    assert not reward.passed and 0 < reward.total < 1
+    nothing, _ = run(catalog, "reply-sam", [])
+    assert not reward.passed and reward.total <= nothing.total == 0.0
     assert reward.collateral and reward.collateral[0]["table"] == "mail_entry_label"
     assert next(c for c in reward.criteria if c.id == "no_collateral_damage").status == "fail"
 

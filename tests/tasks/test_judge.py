@@ -37,7 +37,8 @@ def grading(answer: str) -> Grading:
 
 def judge_with(content) -> tuple[Judge, FakeEndpoint]:
     endpoint = FakeEndpoint(content)
-    return Judge("http://judge.test/v1", "m", client=httpx.Client(transport=httpx.MockTransport(endpoint))), endpoint
+    client = httpx.Client(transport=httpx.MockTransport(endpoint))
+    return Judge("http://judge.test/v1", "m", client=client, require_calibration=False), endpoint
 
 
 def test_a_clear_verdict_is_used_and_cached():
@@ -61,6 +62,7 @@ def test_an_unreachable_judge_is_an_error_and_an_empty_answer_fails_without_aski
     def down(request):
         raise httpx.ConnectError("refused")
 
-    judge = Judge("http://judge.test/v1", "m", client=httpx.Client(transport=httpx.MockTransport(down)))
+    judge = Judge("http://judge.test/v1", "m", client=httpx.Client(transport=httpx.MockTransport(down)),
+                  require_calibration=False)
     assert judge.check(JudgeCheck(rubric="r"), grading("text")).status == "error"
     assert judge.check(JudgeCheck(rubric="r"), grading("   ")).status == "fail"

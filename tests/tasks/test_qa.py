@@ -59,6 +59,10 @@ def test_sound_tasks_pass_every_gate_through_rest_mcp_and_ow(tmp_path, world_dir
     assert "grader and admin routes through rest" in [d["run"] for d in reply["details"]]
     assert "| mail-reply-sam |" in (root / "out" / "tasks-check.md").read_text()
     assert report["seconds"] > 0 and "time in surface runs" in " ".join(report["notes"])
+    said = result.stderr.splitlines()   # progress as it goes: what starts, then a line per task
+    assert said[0].startswith("checking 2 task(s) in 1 suite(s); surfaces: rest, mcp, ow")
+    assert {line.split()[1] for line in said if line.startswith("[")} == {"mail-reply-sam:", "mail-outage-minutes:"}
+    assert any(line.startswith("[2/2] ") and ": ok in " in line for line in said)
 
 
 def test_weak_tasks_are_caught_with_evidence_and_quarantined_until_they_pass(tmp_path, world_dir):

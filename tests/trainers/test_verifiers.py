@@ -170,6 +170,34 @@ def test_vf_eval_reports_the_rewards_the_world_graded(side, world, tmp_path):
         calls = [(s["surface"], f"{s['app']}_{s['operation']}") for s in steps if s["surface"] != "setup"]
         assert calls == [("mcp", name) for name, _ in plan]
     assert {s["phrase"] for s in seen} == set(plans) and all(s["system"] == SYSTEM_PROMPT for s in seen)
-    assert all({"crm_search", "mail_send", "task_submit_answer"} <= s["tools"] for s in seen)
+    # The episode's MCP offers the task's apps' tools (crm) and the answer, not every app's.
+    assert all({"crm_search", "task_submit_answer"} <= s["tools"] and "mail_send" not in s["tools"] for s in seen)
     after_update = [s["results"][1] for s in seen if s["phrase"] == "Globex renewal" and s["turn"] == 2]
     assert len(after_update) == 2 and all("Closed Won" in r and "error" not in r.lower() for r in after_update)
+
+
+def failing_model() -> FastAPI:
+    """A model endpoint that refuses every request: each rollout fails before its task's ``finalize``."""
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def chat(body: dict):
+        from fastapi.responses import JSONResponse
+        return JSONResponse({"error": {"message": "model not loaded", "type": "invalid_request_error"}}, 400)
+    return app
+
+
+def test_failed_rollouts_leave_no_episode_open(side, world, tmp_path):
+    url, _, _ = world
+    with serve_in_thread(failing_model()) as model:
+        _vf(side, "vf-eval", url, ["--env.taskset.tasks", json.dumps([SOLVED, FAILED]), "--model", "down",
+                                   "--client.base-url", f"{model}/v1", "--client.api-key-var", "SCRIPTED_KEY",
+                                   "--env.agent.runtime.type", "subprocess", "--env.agent.max-turns", "5",
+                                   "-r", "2", "-o", str(tmp_path), "--run.name", "down", "--no-push", "--no-rich"],
+            tmp_path)
+    lines = (tmp_path / "down" / "traces.jsonl").read_text().splitlines()
+    traces = [trace for line in lines for trace in json.loads(line)["traces"]]
+    assert len(traces) == 4 and not any(t["ok"] for t in traces), "every rollout failed"
+    assert all(t["info"]["officeworld"]["episode"] for t in traces), "each had opened its episode"
+    left = {e["id"] for e in httpx.get(f"{url}/v1/episodes", headers=CONTROL).json()}
+    assert not left & {t["info"]["officeworld"]["episode"] for t in traces}, "and none is left open"

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from simulator.cli.main import cli
 from simulator.store.registry import world_sections
 from worlds import load_world
-from worlds.consistency import check
+from worlds.consistency import check, declared_offers, offers_named
 from worlds.generate import generate
 
 
@@ -118,3 +118,33 @@ def test_an_amount_edited_in_one_mail_is_named_at_its_line(world_copy):
     found = [p for p in problems(world_copy) if p.startswith(f"{rel}:")]
     assert len(found) == 1 and "$1,234,567.00" in found[0]
     assert "$1,234,567" in line_of(world_copy, found[0].split(": ", 1)[0])
+
+
+def test_mail_calling_a_documented_offer_by_another_name_is_named(tmp_path):
+    # The acme pricing file declares "Option A" ($184,000) and "Option B" ($174,800); mail accepting the $174,800
+    # offer as "option 1" disagrees with it, while mail calling it Option B (or quoting no name) does not.
+    world = Path(shutil.copytree("worlds/acme", tmp_path / "acme"))
+    thread = world / "mail" / "globex-pricing-options" / "03.eml"
+    original = thread.read_text()
+    assert problems(world) == []
+    thread.write_text(original.replace("I'll lead with 5% + 3-year", "I'll lead with option 1 at $174,800 per year"))
+    found = [p for p in problems(world) if "offer" in p]
+    assert len(found) == 1 and found[0].startswith("mail/globex-pricing-options/03.eml:")
+    assert "'option 1'" in found[0] and "globex_renewal_pricing_2026.csv:7 names it Option B" in found[0]
+    thread.write_text(original.replace("I'll lead with 5% + 3-year", "I'll lead with Option B at $174,800 per year"))
+    assert problems(world) == []
+
+
+def test_the_mail_task_setups_send_into_acme_agrees_with_its_documents():
+    world = load_world(Path("worlds/acme"), world_sections())
+    offers = declared_offers(world.sections["docs"].items)
+    assert offers, "the acme pricing file declares its offers"
+    found = []
+    for path in sorted(Path("tasks/suites").rglob("*.yaml")):
+        task = yaml.safe_load(path.read_text())
+        if not isinstance(task, dict) or task.get("world") != "acme":
+            continue
+        for step in task.get("setup") or []:
+            if step.get("op") == "mail.send":
+                found += offers_named(offers, step["args"].get("body", ""), lambda *_, p=path: str(p))
+    assert found == []

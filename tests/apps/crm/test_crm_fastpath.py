@@ -161,9 +161,9 @@ def _search_first(ctx, words, objects, limit):
 
     hits = []
     for obj in objects:
-        name, detail, haystack, _ = (part.replace(views._ACCOUNT, _FIRST_ACCOUNT) if isinstance(part, str) else part
-                                     for part in views._SEARCH[obj])
-        where = " and ".join(f"lower({haystack}) like ?" for _ in words)
+        name, detail, haystack, _, only = (part.replace(views._ACCOUNT, _FIRST_ACCOUNT) if isinstance(part, str)
+                                           else part for part in views._SEARCH[obj])
+        where = " and ".join([only, *(f"lower({haystack}) like ?" for _ in words)])   # converted leads left out
         sql = (f"select t.id, {name}, {detail} from {m.OBJECTS[obj].__tablename__} t where {where} "
                f"order by {name}, t.id limit ?")
         rows = ctx.sql.execute(sql, [f"%{w.lower()}%" for w in words] + [limit]).fetchall()

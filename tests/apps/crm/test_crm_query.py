@@ -81,13 +81,34 @@ def test_values_are_bound_not_spliced(api, world_dir):
 
 def test_global_search_by_name_email_and_company(api, world_dir):
     ep = start(api, world_dir)
-    by_email = ok(call(api, ep, "crm", "search", text="sam@globex"))
+    by_email = ok(call(api, ep, "crm", "search", query="sam@globex"))
     assert [(h["object"], h["name"]) for h in by_email] == [("Contact", "Sam Ortiz")]
-    by_company = ok(call(api, ep, "crm", "search", text="hooli"))
+    by_company = ok(call(api, ep, "crm", "search", query="hooli"))
     assert [(h["object"], h["name"]) for h in by_company] == [("Lead", "Jane Doe")]
-    both_words = ok(call(api, ep, "crm", "search", text="globex renewal", objects=["Opportunity"]))
+    both_words = ok(call(api, ep, "crm", "search", query="globex renewal", objects=["Opportunity"]))
     assert [h["name"] for h in both_words] == ["Globex - Renewal 2026"]
+    assert error(call(api, ep, "crm", "search", query="  "), 422)["field"] == "query"
+    # ``text``, the argument's old name (as mail, docs and calendar call it ``query``), is still taken.
+    assert ok(call(api, ep, "crm", "search", text="sam@globex")) == by_email
     assert error(call(api, ep, "crm", "search", text="  "), 422)["field"] == "text"
+    assert error(call(api, ep, "crm", "search", text="a", query="b"), 422)["field"] == "text"
+
+
+def test_a_converted_lead_leaves_search_but_stays_readable_by_id(api, world_dir):
+    # Salesforce: converted leads drop out of search and list views; the lead record keeps IsConverted and the
+    # ids of the account, contact and opportunity it became.
+    ep = start(api, world_dir, "ravi@small.test")
+    lead = ok(call(api, ep, "crm", "search", query="hooli", objects=["Lead"]))[0]["id"]
+    done = ok(call(api, ep, "crm", "convert_lead", lead_id=lead))
+    hits = ok(call(api, ep, "crm", "search", query="hooli"))
+    assert sorted((h["object"], h["name"]) for h in hits) == [
+        ("Account", "Hooli"), ("Contact", "Jane Doe"), ("Opportunity", "Hooli-")]
+    read = ok(call(api, ep, "crm", "get_lead", lead_id=lead))
+    assert read["is_converted"] and (read["converted_account_id"], read["converted_contact_id"],
+                                     read["converted_opportunity_id"]) == (
+        done["account"]["id"], done["contact"]["id"], done["opportunity"]["id"])
+    converted = ok(call(api, ep, "crm", "query", soql="SELECT name FROM Lead WHERE IsConverted = true"))
+    assert [r["name"] for r in converted["records"]] == ["Jane Doe"]   # SOQL still reaches it, as in Salesforce
 
 
 def test_my_open_opportunities_and_pipeline_totals(api, world_dir):

@@ -25,6 +25,22 @@ def test_an_explicit_probability_wins_over_the_stage_default(api, world_dir):
     assert moved["probability"] == 42
 
 
+def test_every_opportunity_has_a_close_date_from_its_creation_on(api, world_dir):
+    # Salesforce's CloseDate is a required field: no opportunity is saved without one, open or closed.
+    ep = start(api, world_dir, "ravi@small.test")
+    account = find(api, ep, "Account", name="Globex")
+    missing = error(call(api, ep, "crm", "create_opportunity", account_id=account, name="X", stage="Prospecting"), 422)
+    assert missing["field"] == "close_date"
+    assert ok(call(api, ep, "crm", "query", soql="SELECT COUNT() FROM Opportunity WHERE name = 'X'"))["total_size"] == 0
+    opp = find(api, ep, "Opportunity", name="Globex - Renewal 2026")
+    cleared = error(call(api, ep, "crm", "update_opportunity", opportunity_id=opp, close_date=""), 422)
+    assert cleared["field"] == "close_date"
+    assert ok(call(api, ep, "crm", "get_opportunity", opportunity_id=opp))["close_date"] == "2026-03-27"
+    moved = ok(call(api, ep, "crm", "update_opportunity", opportunity_id=opp, close_date="2026-04-30"))
+    assert moved["close_date"] == "2026-04-30"
+    assert ok(call(api, ep, "crm", "get_opportunity", opportunity_id=opp))["close_date"] == "2026-04-30"
+
+
 def test_closing_rules_need_a_close_date_and_a_loss_reason(api, world_dir):
     ep = start(api, world_dir, "ravi@small.test")
     account = find(api, ep, "Account", name="Globex")

@@ -37,7 +37,7 @@ def test_broken_references_and_rules_are_each_named_with_file_and_record(tmp_pat
         "crm/accounts.yaml", "ghost: owner nobody@small.test is not a person",
         "ghost: parent 'nowhere' is not a key in crm/accounts.yaml",
         "lost-soul: account 'atlantis' is not a key", "lost-soul: reports_to goes round in a circle",
-        "bad-won: a Closed Won opportunity needs a close_date",
+        "bad-won: close_date: Field required",
         "bad-lost: a Closed Lost opportunity needs a loss_reason",
         "bad-amount: stage:", "bad-amount: amount:",
         "wrong-contact: contact sam-ortiz works at globex, not initech",

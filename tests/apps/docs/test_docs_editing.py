@@ -100,3 +100,19 @@ def test_ranges_and_appended_rows(api, world_dir):
     assert old["content"].splitlines()[1] == "Globex,184000,0.6,=B2*C2"
     back = ok(call(api, ep, "docs", "restore_revision", file_id=sheet_id, revision_number=1))
     assert back["content"].splitlines()[-1] == "Total,234000,,130400" and back["revision"] == 4
+
+
+def test_whole_columns_and_rows_are_read_and_written_as_in_sheets(api, world_dir):
+    ep = start(api, world_dir, "ravi@small.test")
+    sheet_id = file_id(api, ep, "Pipeline forecast")
+    column = ok(call(api, ep, "docs", "get_spreadsheet", file_id=sheet_id, range="B:B"))
+    assert column["range"] == "B1:B4" and [r[0] for r in column["rows"]][1:] == [184000, 50000, 234000]
+    row = ok(call(api, ep, "docs", "get_spreadsheet", file_id=sheet_id, range="4:4"))
+    assert row["rows"] == [["Total", 234000, None, 130400]]
+    counted = ok(call(api, ep, "docs", "update_cells", file_id=sheet_id, cells={"G1": "=COUNTA(A:A)"}))
+    assert counted["rows"][0][6] == 4
+    grown = ok(call(api, ep, "docs", "append_rows", file_id=sheet_id, rows=[["Hooli", 20000]]))
+    assert grown["rows"][0][6] == 5   # the whole column reaches the new row
+    written = ok(call(api, ep, "docs", "update_range", file_id=sheet_id, range="E:E", values=[["Note"], ["ok"]]))
+    assert [r[4] for r in written["rows"][:2]] == ["Note", "ok"]
+    assert error(call(api, ep, "docs", "get_spreadsheet", file_id=sheet_id, range="B:2"), 422)["field"] == "range"

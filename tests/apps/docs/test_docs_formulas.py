@@ -45,3 +45,26 @@ def test_typed_numbers_are_read_as_spreadsheets_read_them():
     assert [parse_number(t) for t in ("1,200", "$45.50", "12%", "-3", ".5")] == [1200, 45.5, 0.12, -3, 0.5]
     assert parse_number("12 units") is None and parse_number("1,2") is None
     assert shown(grid(A1="$1,000", A2="=A1*2"), "A2") == 2000
+
+
+@pytest.mark.parametrize("formula, expected", [
+    ("=SUM(B:B)", 35), ("=SUM($B:$B)", 35), ("=SUM(B3:B)", 25), ("=COUNTA(A:A)", 4), ("=SUM(B:C)", 38),
+    ("=SUM(3:3)", 23), ("=MAX(2:3)", 20), ("=SUM(C:B)", 38),
+])
+def test_whole_columns_and_rows_reach_the_last_filled_cell(formula, expected):
+    # Google Sheets: B:B is the whole column, 2:2 the whole row, B3:B from B3 down; here the grid ends at the
+    # last filled row and column, so what they hold is the same.
+    sheet = grid(A1="Name", B1="Amount", A2="a", B2="10", A3="b", B3="20", C3="3", A4="c", B4="5", E1=formula)
+    assert shown(sheet, "E1") == expected
+
+
+def test_a_whole_column_grows_with_the_sheet_and_sees_its_own_cycle():
+    sheet = grid(B1="1", B2="2", B9="=SUM(B:B)")
+    assert shown(sheet, "B9") == "#REF!"   # B9 is in column B, as in a spreadsheet
+    assert shown(grid(B1="1", B2="2", B500="4", C1="=SUM(B:B)"), "C1") == 7
+    assert shown(grid(A1="=SUM(B:A3)"), "A1") == "#ERROR!"
+
+
+def test_a_colon_inside_text_is_text_not_a_range():
+    assert shown(grid(A1='="10:30"', A2='=LEN("B:B")'), "A1") == "10:30"
+    assert shown(grid(A2='=LEN("B:B")'), "A2") == 3

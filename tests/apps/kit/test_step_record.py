@@ -7,7 +7,7 @@ from apps.kit.trajectory import Step, Trajectory
 NOW = datetime(2026, 3, 16, 9, 30, tzinfo=timezone.utc)
 FIELDS = dict(index=3, surface="mcp", app="mail", operation="star", actor=None, arguments={"message_ids": [1, 2]},
               result={"updated": [1, 2]}, error=None, mutates=True, state_changed=True, virtual_time=NOW,
-              wall_time=NOW, duration_ms=0.125, requested_by=None)
+              wall_time=NOW, duration_ms=0.125, requested_by=None, cause=None)
 
 
 def test_built_equals_model_construct_in_every_way_a_step_is_read():

@@ -45,12 +45,13 @@ class Held(Strict):
     wall_time: datetime
     duration_ms: float
     requested_by: int | None = None
+    cause: str | None = None
 
 
 def _fields(result: Any, error: dict | None = None) -> dict:
     return dict(index=3, surface="rest", app="mail", operation="search", actor="b@x.test",
                 arguments={"query": "renewal ü"}, result=result, error=error, mutates=False, state_changed=False,
-                virtual_time=NOW, wall_time=NOW, duration_ms=0.5, requested_by=None)
+                virtual_time=NOW, wall_time=NOW, duration_ms=0.5, requested_by=None, cause=None)
 
 
 def _made(way: str, result: Any) -> Step:

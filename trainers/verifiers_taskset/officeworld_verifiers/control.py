@@ -41,6 +41,15 @@ def list_tasks(url: str, token_var: str, suite: str | None, tag: str | None, tim
         return _parse(http.get("/v1/tasks", params=params))
 
 
+def delete_now(url: str, token_var: str, episode: str, timeout: float = 10.0) -> None:
+    """Delete an episode without an event loop (at exit); a failure is ignored (the idle timeout bounds it)."""
+    try:
+        with httpx.Client(**_options(url, token_var, timeout)) as http:
+            http.delete(f"/v1/episodes/{episode}")
+    except httpx.HTTPError:
+        pass
+
+
 class Control:
     """``async with Control(url, token_var) as ow``: episodes of tasks, the oracle, finish, delete."""
 
@@ -56,8 +65,9 @@ class Control:
     async def _call(self, method: str, path: str, body: dict | None = None) -> Any:
         return _parse(await self.http.request(method, path, json=body))
 
-    async def create(self, task: str, meta: dict) -> dict:
-        return await self._call("POST", "/v1/episodes", {"task": task, "meta": meta, "tools": False})
+    async def create(self, task: str, meta: dict, toolset: str = "task") -> dict:
+        return await self._call("POST", "/v1/episodes", {"task": task, "meta": meta, "tools": False,
+                                                         "toolset": toolset})
 
     async def oracle(self, episode: str) -> list[dict]:
         return await self._call("POST", f"/v1/episodes/{episode}/oracle", {})

@@ -46,6 +46,16 @@ class WorldHarness(NullHarness):
             raise HarnessError(f"the officeworld harness runs on the host (subprocess runtime), not {runtime.type!r}: "
                                "use --env.agent.harness.id null in a container")
 
+    async def cleanup(self, trace, runtime: Runtime) -> None:
+        """verifiers runs this on every path (a failed rollout skips the task's ``finalize``): the rollout's
+        episode, if still open, is deleted."""
+        from officeworld_verifiers.taskset import close_episode
+
+        await super().cleanup(trace, runtime)
+        episode = getattr(trace.state, "episode_id", None)
+        if episode is not None:
+            await close_episode(episode)
+
     async def launch(self, ctx: ModelContext, trace: Trace, runtime: Runtime, endpoint: str, secret: str,
                      mcp_urls: dict[str, str], data: TaskData, tool_interception_url: str | None = None
                      ) -> ProgramResult:

@@ -10,20 +10,27 @@
   run in their own asyncio tasks, so each sees its own.
 - ``finalize`` finishes the episode (the world grades it) and deletes it; the reward is the world's total,
   the metrics its pass and per-criterion scores. An episode the world could not grade is an error, never a 0.
+- Episodes never outlive their rollouts. verifiers skips ``finalize`` when a rollout failed (the model endpoint
+  down, the harness crashed, a timeout), so every episode opened is also kept in ``OPEN`` until it is deleted:
+  the taskset's harness deletes it in ``cleanup`` (which verifiers runs on every path), each ``setup`` first
+  deletes those of rollouts already completed (any harness), and an ``atexit`` hook deletes what is left when
+  the process ends. The world's idle timeout (``OFFICEWORLD_IDLE_TIMEOUT``) bounds a process killed outright.
 - ``validate`` (``vf-validate``'s gold check) runs the task's oracle in the episode and needs it to pass; the
   noop check scores an untouched episode, which must not.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextvars
 import logging
 import os
+from typing import Literal
 
 import verifiers.v1 as vf
 from pydantic import Field
 
-from officeworld_verifiers.control import Control, list_tasks
+from officeworld_verifiers.control import Control, WorldError, delete_now, list_tasks
 
 # Same text as simulator/trajectories/export.py's SYSTEM_PROMPT (a test keeps them equal): the policy sees
 # the same instructions from `officeworld run`, exported chats and this taskset.
@@ -35,6 +42,37 @@ SYSTEM_PROMPT = (
 
 logger = logging.getLogger(__name__)
 _episode_mcp: contextvars.ContextVar[str | None] = contextvars.ContextVar("officeworld_episode_mcp", default=None)
+# Episodes this process opened and has not deleted yet: id -> (its rollout's trace, the world's URL, token variable).
+OPEN: dict[str, tuple[vf.Trace, str, str]] = {}
+
+
+async def close_episode(episode: str) -> None:
+    """Delete one episode this process opened (a no-op when already deleted); never raises."""
+    entry = OPEN.pop(episode, None)
+    if entry is None:
+        return
+    _, url, token_var = entry
+    try:
+        async with Control(url, token_var) as ow:
+            await ow.delete(episode)
+    except WorldError as exc:
+        if exc.status != 404:
+            logger.warning("could not delete episode %s: %s", episode, exc)
+    except Exception as exc:  # noqa: BLE001 - the world may be gone; the idle timeout then bounds it
+        logger.warning("could not delete episode %s: %s", episode, exc)
+
+
+async def _sweep_completed() -> None:
+    """Delete the episodes of rollouts verifiers has completed without finalizing them."""
+    for episode in [e for e, (trace, _, _) in OPEN.items() if trace.is_completed]:
+        await close_episode(episode)
+
+
+@atexit.register
+def _delete_left_over() -> None:
+    for episode, (_, url, token_var) in list(OPEN.items()):
+        delete_now(url, token_var, episode)
+        OPEN.pop(episode, None)
 
 
 def _default_url() -> str:
@@ -55,6 +93,8 @@ class WorldTaskConfig(vf.TaskConfig):
     """Environment variable holding the control API's bearer token."""
     keep_episodes: bool = False
     """Leave each finished episode in the world (to inspect it) instead of deleting it."""
+    toolset: Literal["task", "all"] = "task"
+    """The tools the episode's MCP offers: the task's apps' and task_submit_answer, or every app's."""
 
 
 class WorldState(vf.State):
@@ -89,8 +129,10 @@ class WorldTask(vf.Task[WorldTaskData, WorldState, WorldTaskConfig]):
         return [WorldToolset(vf.ToolsetConfig(url=url))]
 
     async def setup(self, trace: vf.Trace, runtime: vf.Runtime) -> None:
+        await _sweep_completed()
         async with self._control() as ow:
-            episode = await ow.create(self.data.id, meta={"verifiers_trace": trace.id})
+            episode = await ow.create(self.data.id, meta={"verifiers_trace": trace.id}, toolset=self.config.toolset)
+        OPEN[episode["id"]] = (trace, self.config.world_url, self.config.token_var)
         trace.state.episode_id, trace.state.mcp_url = episode["id"], episode["mcp_url"]
         trace.info["officeworld"] = {"episode": episode["id"], "mcp_url": episode["mcp_url"]}  # saved with the trace
         self._by_runtime[id(runtime)] = episode["id"]
@@ -100,19 +142,27 @@ class WorldTask(vf.Task[WorldTaskData, WorldState, WorldTaskConfig]):
         self._by_runtime.pop(id(runtime), None)
         if trace.state.episode_id is None:
             return
-        async with self._control() as ow:
-            trace.state.reward = await ow.finish(trace.state.episode_id)
-            trace.info["officeworld"]["reward"] = trace.state.reward
-            if not self.config.keep_episodes:
-                await ow.delete(trace.state.episode_id)
+        try:
+            async with self._control() as ow:
+                trace.state.reward = await ow.finish(trace.state.episode_id)
+                trace.info["officeworld"]["reward"] = trace.state.reward
+        finally:
+            if self.config.keep_episodes:
+                OPEN.pop(trace.state.episode_id, None)
+            else:
+                await close_episode(trace.state.episode_id)
 
     async def validate(self, runtime: vf.Runtime) -> bool:
         episode = self._by_runtime.pop(id(runtime))
-        async with self._control() as ow:
-            await ow.oracle(episode)
-            reward = await ow.finish(episode)
-            if not self.config.keep_episodes:
-                await ow.delete(episode)
+        try:
+            async with self._control() as ow:
+                await ow.oracle(episode)
+                reward = await ow.finish(episode)
+        finally:
+            if self.config.keep_episodes:
+                OPEN.pop(episode, None)
+            else:
+                await close_episode(episode)
         if not reward["passed"]:
             failed = [f"{c['id']}: {c['message']}" for c in reward["criteria"] if c["status"] != "pass"]
             logger.warning("the oracle of %s does not pass: %s", self.data.id, failed or reward["errors"])

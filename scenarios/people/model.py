@@ -1,0 +1,110 @@
+"""Co-workers who answer: the format of ``worlds/<w>/people.yaml`` and of a task's ``npcs:``.
+
+A world declares some of its people as NPCs in ``people.yaml`` beside ``world.yaml``::
+
+    seed: 7                      # the stream reply delays are drawn from
+    npcs:
+      - email: ravi@small.test
+        mail:                    # on a mail to them that matches, first rule wins
+          - id: discount
+            body: '(?P<pct>\\d+)\\s*%'
+            decide: {group: pct, max: 15, approve: "Approved: {pct}% is fine.", refuse: "No: {pct}% is over 15%."}
+            delay: {min_seconds: 600, max_seconds: 3600}
+          - id: ack
+            reply: "Thanks {sender_name}, noted."
+        invitations: {delay: {min_seconds: 300, max_seconds: 900}}   # accept when free, else decline
+
+A task's ``npcs:`` list adds NPCs or replaces a world's NPC of the same email whole. Templates name
+``{sender}``, ``{sender_name}``, ``{subject}``, ``{body}``, ``{me}``, ``{my_name}`` and the named groups
+of the rule's patterns; nothing else is expanded. Rules only (no model): a model-backed NPC is not
+built yet.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, model_validator
+
+from worlds.model import Strict
+
+NAME = r"^[a-z0-9][a-z0-9_.-]*$"
+
+
+class Delay(Strict):
+    """How long after the mail the answer comes: drawn per mail from the world's seeded stream."""
+
+    min_seconds: float = Field(600, ge=1)
+    max_seconds: float = Field(3600, ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "Delay":
+        if self.max_seconds < self.min_seconds:
+            raise ValueError("max_seconds is less than min_seconds")
+        return self
+
+
+class Decide(Strict):
+    """Approve or refuse by a number the mail names (group ``group`` of the rule's patterns) against ``max``."""
+
+    group: str
+    max: float
+    approve: str = Field(description="The reply when the number is at most max")
+    refuse: str = Field(description="The reply when it is over max, or absent")
+
+
+class Action(Strict):
+    """An operation the NPC runs as themself when the rule fires (a record they own): its text
+    arguments are templates."""
+
+    op: str = Field(pattern=r"^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$")
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class MailRule(Strict):
+    """On a mail to the NPC whose sender, subject and body match these patterns (case-insensitive regular
+    expressions; an absent one matches anything): reply (``reply`` or ``decide``) and run ``do``."""
+
+    id: str = Field(pattern=NAME)
+    sender: str | None = None
+    subject: str | None = None
+    body: str | None = None
+    reply: str | None = None
+    decide: Decide | None = None
+    do: list[Action] = Field(default_factory=list)
+    delay: Delay = Field(default_factory=Delay)
+
+    @model_validator(mode="after")
+    def _acts(self) -> "MailRule":
+        if self.reply is not None and self.decide is not None:
+            raise ValueError("a rule replies by reply or by decide, not both")
+        if self.reply is None and self.decide is None and not self.do:
+            raise ValueError("a rule needs reply, decide or do")
+        return self
+
+
+class Invitations(Strict):
+    """Answer invitations by the NPC's calendar: accept when no other busy event overlaps, else decline."""
+
+    delay: Delay = Field(default_factory=lambda: Delay(min_seconds=300, max_seconds=1800))
+    decline_comment: str = "I have a conflict at that time."
+
+
+class Npc(Strict):
+    email: str
+    mail: list[MailRule] = Field(default_factory=list)
+    invitations: Invitations | None = None
+
+    @model_validator(mode="after")
+    def _unique(self) -> "Npc":
+        ids = [r.id for r in self.mail]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"{self.email}: rule ids must be unique")
+        return self
+
+
+class People(Strict):
+    """A world's ``people.yaml``."""
+
+    seed: int = 0
+    npcs: list[Npc] = Field(default_factory=list)
