@@ -9,4 +9,5 @@
     distributed.py  the same over Ray actors (world servers), with back-pressure and actor replacement
     bench_ray.py    rollouts per second in one process and over 1 and 2 actors
     cli.py          ``officeworld run``
+    tables.py       the command line's tables printed whole (run, learnability, replay), never cut
 """

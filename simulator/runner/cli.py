@@ -128,7 +128,7 @@ def _print_table(result: dict) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from simulator.console import print_whole
+    from simulator.runner.tables import print_whole
 
     k = result["k"]
     keys = ["reward_mean", "pass@1", f"pass@{k}", f"pass^{k}"]

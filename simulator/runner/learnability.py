@@ -101,7 +101,7 @@ def _print(summary: dict) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from simulator.console import print_whole
+    from simulator.runner.tables import print_whole
 
     k = summary["k"]
     table = Table("task", "passed", "pass@1", f"pass@{k}", "spread", "verdict", title=f"learnability (k={k})")

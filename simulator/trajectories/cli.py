@@ -75,7 +75,7 @@ def grade_command(target: Path = typer.Argument(..., help="A trajectory file or 
     """Regrade with the current task definitions (state rebuilt by replay): rewards before and after."""
     from rich.table import Table
 
-    from simulator.console import print_whole
+    from simulator.runner.tables import print_whole
     from simulator.store.episodes import EpisodeStore
     from simulator.tasks.catalog import task_catalog
     from simulator.trajectories.replay import regrade
