@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from scenarios.families import calendar, crm, cross
+from scenarios.families import calendar, crm, cross, sales
 from scenarios.family import Family
 
 FAMILIES: list[Family] = [
     *crm.FAMILIES,
     *calendar.FAMILIES,
     *cross.FAMILIES,
+    *sales.FAMILIES,
 ]
 
 
