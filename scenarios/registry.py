@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scenarios.families import calendar, crm, cross, sales
+from scenarios.families import calendar, crm, cross, sales, schedule
 from scenarios.family import Family
 
 FAMILIES: list[Family] = [
@@ -10,6 +10,7 @@ FAMILIES: list[Family] = [
     *calendar.FAMILIES,
     *cross.FAMILIES,
     *sales.FAMILIES,
+    *schedule.FAMILIES,
 ]
 
 
