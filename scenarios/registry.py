@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scenarios.families import calendar, crm, cross, sales, schedule
+from scenarios.families import calendar, crm, cross, projects, sales, schedule
 from scenarios.family import Family
 
 FAMILIES: list[Family] = [
@@ -11,6 +11,7 @@ FAMILIES: list[Family] = [
     *cross.FAMILIES,
     *sales.FAMILIES,
     *schedule.FAMILIES,
+    *projects.FAMILIES,
 ]
 
 

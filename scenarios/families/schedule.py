@@ -247,9 +247,9 @@ def cancel_with_reason(d: Draft) -> None:
     d.check("follow_up_kept", role="guard", records={"from": "calendar.event", "where": {"id": "$other.id"},
                                                      "count": 1, "unchanged": True})
     for n, p in enumerate(team):
-        d.check(f"told_{n}", records={"from": "mail.message", "where": {"owner": p.email, "sender": "$actor"},
-                                      "created": True, "count": {"min": 1},
-                                      "expect": {"body": {"any_of": [{"tokens": [w]} for w in words]}}})
+        d.check(f"told_{n}", records={"from": "mail.message", "where": {
+            "owner": p.email, "sender": "$actor", "body": {"any_of": [{"tokens": [w]} for w in words]}},
+            "created": True, "count": {"min": 1}})
     d.distractors = 1
     d.title = f"Call off the {vendor} session"
     d.prompt = f"{vendor} can't make {days[0]:%A}. Cancel it and make sure everyone knows why."
