@@ -7,7 +7,7 @@ from datetime import date, datetime, time, timedelta
 
 from scenarios import handbook
 from scenarios.draft import Draft
-from scenarios.families.common import money, new_customer, quarter_end, quarter_name, round_to, slug
+from scenarios.families.common import money, new_customer, owners_with_manager, quarter_end, quarter_name, round_to, slug
 from scenarios.family import Family, Skip
 from worlds.model import Person
 
@@ -323,4 +323,127 @@ FAMILIES = [
            "tell executed copies from drafts", ("docs",), "test", due_diligence),
     Family("proj-onboarding", "onboard a hire: shared folder with copied starter docs, an intro with every teammate "
            "in week one, and the agreed accounts moved", ("mail", "docs", "calendar", "crm"), "train", onboarding),
+]
+
+
+def escalation(d: Draft) -> None:
+    """A customer complains: log the case, book the call on the one offered time the account team can make, and
+    reply with it."""
+    from scenarios.families.schedule import _free_days
+
+    view = d.view
+    owner = d.rng.choice(owners_with_manager(d))
+    d.actor = owner.email
+    boss = view.person(owner.manager or "")
+    day = _free_days(d, [owner.email, boss.email], 1)[0]
+    acct = new_customer(d, owner.email)
+    busy = d.rng.choice([owner.email, boss.email])
+    morning, afternoon = d.rng.choice([(9, 14), (10, 15), (11, 16)])
+    words = {9: "nine", 10: "ten", 11: "eleven", 14: "two", 15: "three", 16: "four"}
+    d.setup("calendar.create_event", by=busy, title=d.rng.choice(["Offsite prep", "Forecast call", "Interview"]),
+            start=_at(day, morning - 0.5), end=_at(day, morning + 1), time_zone=view.info.timezone)
+    problem = d.rng.choice(["our dashboards have shown no data since Monday", "every export we run fails halfway",
+                            "half our users cannot log in since the update"])
+    subject = f"Complaint: {acct.name} service"
+    d.setup("mail.send", by=acct.email, to=[owner.email], subject=subject,
+            body=f"Hello {owner.name.split()[0]},\n\nI have to complain: {problem}, and support has not fixed it. I "
+                 f"want a call with you and your manager. {day:%A} is the day we can do - at {words[morning]} in "
+                 f"the morning or at {words[afternoon]} in the afternoon.\n\n{acct.contact}")
+    d.bind("complaint", "mail.message", owner="$actor", subject=subject)
+    start = _at(day, afternoon)
+    hour = afternoon - 12
+    d.check("case", records={"from": "crm.case", "where": {"account": acct.name}, "created": True, "count": 1,
+                             "expect": {"priority": {"any_of": ["High", "Critical"]},
+                                        "status": {"not": "Closed"}}})
+    d.check("call", records={"from": "calendar.event", "where": {"organizer": "$actor"}, "created": True, "count": 1,
+                             "expect": {"start": {"datetime": start.isoformat()},
+                                        "attendees": {"set": [owner.email, boss.email, acct.email]}}})
+    d.check("replied", records={"from": "mail.outbound", "where": {"recipient": acct.email, "body": {"any_of": [
+        {"phrase": f"{afternoon}:00"}, {"phrase": f"{hour}:00"}, {"phrase": f"{hour} pm"}, {"phrase": f"{hour}pm"},
+        {"phrase": f"{hour} p.m."}]}}, "created": True, "count": {"min": 1}})
+    d.distractors = 1
+    d.title = f"Handle the {acct.name} complaint"
+    d.prompt = (f"{acct.contact} at {acct.name} has complained. Log it properly in the CRM as urgent, get the call "
+                f"they asked for on the calendar, and reply with the time.")
+    d.do("mail.get_message", message_id="$complaint.id")
+    d.do("crm.search", text=acct.name)
+    d.do("crm.create_case", account_id=f"{acct.ref}.id", subject=f"{acct.name}: {problem}", priority="High",
+         origin="Email", description=problem)
+    d.do("calendar.free_busy", people=[owner.email, boss.email], start=_at(day, 0), end=_at(day, 24))
+    d.do("calendar.create_event", title=f"{acct.name} escalation call", start=start, end=start + timedelta(hours=1),
+         time_zone=view.info.timezone, attendees=[boss.email, acct.email])
+    d.do("mail.reply", message_id="$complaint.id",
+         body=f"We're sorry. I have logged it and booked a call with my manager for {day:%A} at {hour}:00 pm.")
+    d.tags.append("escalation")
+
+
+def board_pack(d: Draft) -> None:
+    """Fill the board pack sheet with open pipeline by stage and share it with the board as viewers - only the
+    members inside the company, as the handbook says of confidential documents; nothing mailed outside."""
+    view = d.view
+    boss = handbook.head(view)
+    if boss.email == d.actor:
+        raise Skip("the acting person is the head of the company")
+    handbook.place(d)
+    stages: dict[str, float] = {}
+    for deal in view.deals:
+        if deal.open and deal.amount:
+            stages[deal.stage] = stages.get(deal.stage, 0) + deal.amount
+    if len(stages) < 2:
+        raise Skip("fewer than two stages with open pipeline")
+    inside = [p for p in view.reports(boss.email) if p.email != d.actor]
+    if not inside:
+        raise Skip("no one reports to the head of the company besides the acting person")
+    members = d.rng.sample(inside, min(len(inside), d.rng.randint(2, 3)))
+    outside = [f"{d.fake.first_name().lower()}@{d.rng.choice(['northwind', 'bluepeak', 'harbourgate'])}"
+               f"{d.rng.choice(['capital', 'ventures', 'partners'])}.com" for _ in range(2)]
+    quarter = quarter_name(view.today)
+    sheet = f"Board pack {quarter} - Confidential"
+    d.setup("docs.create_spreadsheet", by=boss.email, save="pack", name=sheet, rows=[["Stage", "Open pipeline"]])
+    d.setup("docs.share", by=boss.email, file_id="$pack.id", email=d.actor, role="editor")
+    roster = "\n".join([f"- {boss.name} (chair), {boss.email}"] + [f"- {p.name}, {p.email}" for p in members] +
+                       [f"- {d.fake.name()} (investor director), {e}" for e in outside])
+    d.setup("docs.create_document", by=boss.email, save="board", name=f"{view.company} board of directors",
+            text=f"Board of directors\n\n{roster}\n")
+    d.setup("docs.share", by=boss.email, file_id="$board.id", email=d.actor, role="viewer")
+    subject = f"Board pack {quarter}"
+    d.setup("mail.send", by=boss.email, to=[d.actor], subject=subject,
+            body=f"Hi,\n\nPlease fill in '{sheet}' with our open pipeline by stage and share it with the board, view "
+                 f"only. It's confidential, as always.\n\n{boss.name.split()[0]}")
+    d.bind("ask", "mail.message", owner="$actor", subject=subject)
+    for n, (stage, amount) in enumerate(sorted(stages.items())):
+        d.check(f"stage_{n}", records={"from": "docs.cell", "where": {"item_id": "$pack.id",
+                                                                      "input": {"money": round(amount, 2)}},
+                                       "count": {"min": 1}})
+    for p in members:
+        d.check(f"shared_{slug(p.email)}", records={"from": "docs.permission", "where": {"item_id": "$pack.id",
+                                                                                          "person": p.email},
+                                                    "created": True, "count": 1, "expect": {"role": "viewer"}})
+    d.check("nothing_outside", role="guard", records={"from": "mail.outbound", "where": {"recipient": {
+        "any_of": outside}}, "created": True, "count": 0})
+    d.check("not_public", role="guard", records={"from": "docs.item", "where": {"id": "$pack.id"}, "count": 1,
+                                                  "expect": {"general_access": {"not": {"any_of": ["reader", "viewer",
+                                                                                                   "writer", "editor",
+                                                                                                   "commenter"]}}}})
+    d.distractors = len(outside)
+    d.title = f"Board pack {quarter}"
+    d.prompt = f"{boss.name.split()[0]} wants the board pack done - see the mail."
+    d.do("mail.get_message", message_id="$ask.id")
+    d.do("docs.search", query="board")
+    d.do("docs.read_file", file_id="$board.id")
+    d.do("docs.search", query="handbook")
+    d.do("docs.read_file", file_id="$handbook.id")
+    d.do("crm.query", soql="SELECT stage, amount FROM Opportunity WHERE is_closed = FALSE")
+    d.do("docs.update_range", file_id="$pack.id", range="A2",
+         values=[[stage, str(round(amount, 2))] for stage, amount in sorted(stages.items())])
+    for p in members:
+        d.do("docs.share", file_id="$pack.id", email=p.email, role="viewer")
+    d.tags.append("policy")
+
+
+FAMILIES += [
+    Family("proj-escalation", "turn a customer's complaint into a case, the call on the one offered time the account "
+           "team can make, and a reply with it", ("mail", "crm", "calendar"), "test", escalation),
+    Family("proj-board-pack", "fill the board pack with open pipeline by stage and share it view-only with the "
+           "board's members inside the company, never outside", ("mail", "docs", "crm"), "validation", board_pack),
 ]
