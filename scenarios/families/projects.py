@@ -56,6 +56,12 @@ def quarter_close(d: Draft) -> None:
     if not won:
         raise Skip("nothing won this quarter")
     total = round(sum(won), 2)
+    options = [(day, h / 2) for day in view.workdays(today, 6)[1:] for h in range(18, 34)
+               if all(view.free(p, _at(day, h / 2), _at(day, h / 2 + 0.5)) for p in (d.actor, cfo.email))]
+    if not options:
+        raise Skip("no free half hour for the review in the next week")
+    day = d.rng.choice(sorted({o[0] for o in options}))
+    slot = next(h for x, h in options if x == day)
     for n, amount in enumerate(sorted(set(won))):
         d.check(f"sheet_{n}", records={"from": "docs.cell", "where": {"input": {"money": amount}}, "created": True,
                                        "count": {"min": 1}})
@@ -65,20 +71,28 @@ def quarter_close(d: Draft) -> None:
     d.check("finance_told", records={"from": "mail.message", "where": {"owner": cfo.email, "sender": "$actor",
                                                                        "body": _money_phrases(total)},
                                      "created": True, "count": {"min": 1}})
+    about = {"any_of": [{"tokens": [quarter.split()[0]]}, {"tokens": ["close"]}, {"tokens": ["closed"]},
+                        {"tokens": ["won"]}, {"tokens": ["review"]}, {"tokens": ["quarter"]}]}
     d.check("review_booked", records={"from": "calendar.event", "where": {"organizer": "$actor"}, "created": True,
                                       "count": 1, "expect": {"attendees": {"contains": [cfo.email]},
-                                                             "status": "confirmed"}})
+                                                             "start": {"datetime": _at(day, slot).isoformat()},
+                                                             "end": {"datetime": _at(day, slot + 0.5).isoformat()},
+                                                             "status": "confirmed", "title": about}})
+    d.check("named", weight=0.5, records={"from": "docs.item", "where": {"owner": "$actor"}, "created": True,
+                                          "count": {"min": 2}, "expect": {"name": about}})
+    d.check("mail_subject", weight=0.5, records={"from": "mail.message", "where": {
+        "owner": cfo.email, "sender": "$actor", "body": _money_phrases(total)}, "created": True, "count": {"min": 1},
+        "expect": {"subject": about}})
+    d.setup("mail.send", by=cfo.email, to=[d.actor], subject=f"{quarter} close review",
+            body=f"Hi,\n\nFor the {quarter} close review I can do {day:%A %B} {day.day} at {_at(day, slot):%H:%M} for "
+                 f"half an hour. Send the pack before then.\n\n{cfo.name.split()[0]}")
+    d.check("sheet_total", records={"from": "docs.cell", "where": {"input": {"any_of": [
+        {"money": total}, {"regex": "(?i)=\\s*sum\\(.*"}]}}, "created": True, "count": {"min": 1}})
     d.distractors = 2
-    options = [(day, h / 2) for day in view.workdays(today, 6)[1:] for h in range(18, 34)
-               if all(view.free(p, _at(day, h / 2), _at(day, h / 2 + 0.5)) for p in (d.actor, cfo.email))]
-    if not options:
-        raise Skip("no free half hour for the review in the next week")
-    day = d.rng.choice(sorted({o[0] for o in options}))
-    slot = next(h for x, h in options if x == day)
     d.title = f"{quarter} close pack"
     d.prompt = (f"Put together the {quarter} close pack: a sheet of every deal we've won this quarter with the total, "
-                f"a short memo doc with the headline number, send the total to {cfo.name.split()[0]}, and get a "
-                f"half-hour review with {cfo.name.split()[0]} on the calendar for {day:%A}.")
+                f"a short memo doc with the headline number, send the total to {cfo.name.split()[0]}, and get the "
+                f"review with {cfo.name.split()[0]} on the calendar.")
     d.do("crm.query", soql=f"SELECT name, account_name, amount, close_date FROM Opportunity WHERE stage = 'Closed Won' "
                            f"AND close_date >= {start.isoformat()} AND close_date <= {today.isoformat()}")
     rows = [["Deal", "Amount"]] + [[f"deal {n + 1}", str(a)] for n, a in enumerate(won)] + [["Total", str(total)]]
@@ -87,8 +101,7 @@ def quarter_close(d: Draft) -> None:
          text=f"{quarter} close\n\nWe won {len(won)} deals this quarter for a total of {money(total)}.")
     d.do("mail.send", to=[cfo.email], subject=f"{quarter} closed won",
          body=f"Hi {cfo.name.split()[0]},\n\n{quarter} closed won so far: {money(total)} over {len(won)} deals.")
-    d.do("calendar.find_time", people=[d.actor, cfo.email], duration_minutes=30, start=_at(day, 0),
-         end=_at(day, 24), day_starts=9, day_ends=17)
+    d.do("mail.search", query="close review")
     d.do("calendar.create_event", title=f"{quarter} close review", start=_at(day, slot), end=_at(day, slot + 0.5),
          time_zone=view.info.timezone, attendees=[cfo.email])
     d.tags.append("pack")
@@ -272,27 +285,43 @@ def onboarding(d: Draft) -> None:
     sender = keeper.email if keeper.email != d.actor else (boss.manager or mates[0].email)
     d.setup("mail.send", by=sender, to=[d.actor], subject=subject,
             body=f"Hi {boss.name.split()[0]},\n\n{hire.name} starts on {week[0]:%A %B} {week[0].day}. As agreed, these "
-                 f"accounts move to {hire.name.split()[0]} on day one:\n{listed}\n({kept} stays with you for now.)\n")
+                 f"accounts move to {hire.name.split()[0]} on day one:\n{listed}\n({kept} stays with you for now.)\n"
+                 f"Please share the onboarding folder with {hire.name.split()[0]} as an editor, so they can add notes.\n")
     d.bind("plan", "mail.message", owner="$actor", subject=subject)
     d.check("folder_shared", records={"from": "docs.permission", "where": {"person": hire.email,
                                                                            "item_id": "$folder.id"},
-                                      "created": True, "count": 1,
-                                      "expect": {"role": {"any_of": ["editor", "viewer", "commenter"]}}})
+                                      "created": True, "count": 1, "expect": {"role": "editor"}})
     for n, title in enumerate(starters):
         d.check(f"copy_{n}", records={"from": "docs.item", "where": {"folder": folder,
                                                                       "name": {"tokens": title.split()}},
                                       "created": True, "count": {"min": 1}})
+    grid = d.rng.sample([_at(day, h) for day in week[:3] for h in (10, 11, 13.5, 14.5, 15.5)], len(mates) + 1)
+    slots, spare = sorted(grid[:-1]), grid[-1]
+    moved = d.rng.randrange(len(mates))
+    first_plan, slots[moved] = slots[moved], spare
+    lines = "\n".join(f"- {mate.name}: {(first_plan if n == moved else slots[n]):%A %H:%M}"
+                      for n, mate in enumerate(mates))
+    d.setup("mail.send", by=sender, to=[d.actor], subject=f"Intro schedule for {hire.name.split()[0]}",
+            body=f"Hi,\n\nHere are the half-hour intros I lined up with the team for {hire.name.split()[0]}'s first "
+                 f"week - please put them in the calendar:\n{lines}\n")
+    d.setup("mail.send", by=mates[moved].email, to=[d.actor], subject=f"My intro with {hire.name.split()[0]}",
+            body=f"Hi {boss.name.split()[0]},\n\nI can't do {first_plan:%A %H:%M} for the intro - could it be "
+                 f"{slots[moved]:%A %H:%M} instead?\n\n{mates[moved].name.split()[0]}")
     for n, mate in enumerate(mates):
         d.check(f"intro_{n}", records={"from": "calendar.event", "where": {"organizer": "$actor",
                                                                             "attendees": {"contains": [mate.email]}},
                                        "created": True, "count": 1, "expect": {
+                                           "title": {"any_of": [{"tokens": [w]} for w in (
+                                               "intro", "introduction", "meet", "welcome", "onboarding",
+                                               hire.name.split()[0].lower())]},
                                            "attendees": {"set": [d.actor, hire.email, mate.email]},
-                                           "start": {"any_of": [{"date": day.isoformat()} for day in week]}}})
+                                           "start": {"datetime": slots[n].isoformat()},
+                                           "end": {"datetime": (slots[n] + timedelta(minutes=30)).isoformat()}}})
     d.distractors = 1
     d.title = f"Onboard {hire.name}"
     d.prompt = (f"{hire.name} joins my team on {week[0]:%A}. Get them set up: their onboarding folder shared with "
-                "them with our starter docs copied in, a half-hour intro with each of the team in their first week, and "
-                "their accounts moved over as agreed.")
+                "them with our starter docs copied in, their intros with the team in the calendar, and their accounts "
+                "moved over as agreed.")
     d.do("mail.search", query=hire.name.split()[0])
     d.do("mail.get_message", message_id="$plan.id")
     d.do("docs.search", query="Onboarding")
@@ -300,13 +329,10 @@ def onboarding(d: Draft) -> None:
     d.do("docs.search", query=view.company)
     for n, title in enumerate(starters):
         d.do("docs.copy", file_id=f"$s{n}.id", name=title, folder_id="$folder.id")
+    d.do("mail.search", query="intro")
     for n, mate in enumerate(mates):
-        day = week[n % 5]
-        d.do("calendar.find_time", people=[d.actor, hire.email, mate.email], duration_minutes=30, start=_at(day, 0),
-             end=_at(day, 24), day_starts=13, day_ends=17)
         d.do("calendar.create_event", title=f"Intro: {hire.name.split()[0]} and {mate.name.split()[0]}",
-             start=_at(day, 13 + 0.5 * n), end=_at(day, 13.5 + 0.5 * n), time_zone=tz,
-             attendees=[hire.email, mate.email])
+             start=slots[n], end=slots[n] + timedelta(minutes=30), time_zone=tz, attendees=[hire.email, mate.email])
     for n in range(count):
         d.do("crm.update_account", account_id=f"$a{n}.id", owner=hire.email)
     d.tags.append("long-horizon")
@@ -348,27 +374,31 @@ def escalation(d: Draft) -> None:
     d.setup("mail.send", by=acct.email, to=[owner.email], subject=subject,
             body=f"Hello {owner.name.split()[0]},\n\nI have to complain: {problem}, and support has not fixed it. I "
                  f"want a call with you and your manager. {day:%A} is the day we can do - at {words[morning]} in "
-                 f"the morning or at {words[afternoon]} in the afternoon.\n\n{acct.contact}")
+                 f"the morning or at {words[afternoon]} in the afternoon, for an hour.\n\n{acct.contact}")
     d.bind("complaint", "mail.message", owner="$actor", subject=subject)
     start = _at(day, afternoon)
     hour = afternoon - 12
     d.check("case", records={"from": "crm.case", "where": {"account": acct.name}, "created": True, "count": 1,
-                             "expect": {"priority": {"any_of": ["High", "Critical"]},
-                                        "status": {"not": "Closed"}}})
+                             "expect": {"priority": "High", "status": {"not": "Closed"},
+                                        "subject": {"any_of": [{"phrase": acct.name}, *[
+                                            {"tokens": [w]} for w in ("dashboards", "exports", "log", "login",
+                                                                      "outage", "complaint", "data")]]}}})
     d.check("call", records={"from": "calendar.event", "where": {"organizer": "$actor"}, "created": True, "count": 1,
                              "expect": {"start": {"datetime": start.isoformat()},
+                                        "end": {"datetime": (start + timedelta(hours=1)).isoformat()},
+                                        "title": {"any_of": [{"phrase": acct.name}, {"tokens": ["escalation"]},
+                                                             {"tokens": ["complaint"]}, {"tokens": ["call"]}]},
                                         "attendees": {"set": [owner.email, boss.email, acct.email]}}})
     d.check("replied", records={"from": "mail.outbound", "where": {"recipient": acct.email, "body": {"any_of": [
         {"phrase": f"{afternoon}:00"}, {"phrase": f"{hour}:00"}, {"phrase": f"{hour} pm"}, {"phrase": f"{hour}pm"},
         {"phrase": f"{hour} p.m."}]}}, "created": True, "count": {"min": 1}})
     d.distractors = 1
     d.title = f"Handle the {acct.name} complaint"
-    d.prompt = (f"{acct.contact} at {acct.name} has complained. Log it properly in the CRM as urgent, get the call "
-                f"they asked for on the calendar, and reply with the time.")
+    d.prompt = (f"{acct.contact} at {acct.name} has complained. Log it in the CRM as a High priority case, get the "
+                "call they asked for on the calendar, and reply with the time.")
     d.do("mail.get_message", message_id="$complaint.id")
     d.do("crm.search", text=acct.name)
-    d.do("crm.create_case", account_id=f"{acct.ref}.id", subject=f"{acct.name}: {problem}", priority="High",
-         origin="Email", description=problem)
+    d.do("crm.create_case", account_id=f"{acct.ref}.id", subject=f"{acct.name}: {problem}", priority="High")
     d.do("calendar.free_busy", people=[owner.email, boss.email], start=_at(day, 0), end=_at(day, 24))
     d.do("calendar.create_event", title=f"{acct.name} escalation call", start=start, end=start + timedelta(hours=1),
          time_zone=view.info.timezone, attendees=[boss.email, acct.email])
@@ -415,6 +445,8 @@ def board_pack(d: Draft) -> None:
         d.check(f"stage_{n}", records={"from": "docs.cell", "where": {"item_id": "$pack.id",
                                                                       "input": {"money": round(amount, 2)}},
                                        "count": {"min": 1}})
+    d.check("first_row", records={"from": "docs.cell", "where": {"item_id": "$pack.id", "row": 2, "col": 1},
+                                  "count": 1, "expect": {"input": {"any_of": [{"text": x} for x in stages]}}})
     for p in members:
         d.check(f"shared_{slug(p.email)}", records={"from": "docs.permission", "where": {"item_id": "$pack.id",
                                                                                           "person": p.email},

@@ -24,6 +24,13 @@ def _person(d: Draft, domain: str) -> tuple[str, str, str]:
     return first, last, f"{first.lower()}.{slug(last)}@{domain}"
 
 
+def _about_handover(heir, company: str) -> dict:
+    """A subject that says what the mail is about (the account manager, the company or the successor)."""
+    return {"any_of": [{"tokens": ["account"]}, {"tokens": ["manager"]}, {"tokens": ["contact"]},
+                       {"phrase": heir.name.split()[0]}, {"phrase": company.split()[0].strip(",")},
+                       {"tokens": ["handover"]}, {"tokens": ["introduction"]}, {"tokens": ["change"]}]}
+
+
 def dedupe_accounts(d: Draft) -> None:
     """Merge customers entered twice: keep the account with the deals, move the other's contacts onto it and
     delete it, past a separate legal entity with a near-identical name that must stay."""
@@ -264,7 +271,8 @@ def book_handover(d: Draft) -> None:
                                          "expect": {"owner": heir.email}})
         d.check(f"told_{n}", records={"from": "mail.outbound", "where": {"recipient": email}, "created": True,
                                       "count": {"min": 1}, "expect": {"body": {"any_of": [{"phrase": heir.name},
-                                                                                    {"contains": heir.email}]}}})
+                                                                                    {"contains": heir.email}]},
+                                                                 "subject": _about_handover(heir, view.company)}})
         d.do("crm.update_account", account_id=f"$a{n}.id", owner=heir.email)
         for m in range(d.rng.randint(1, 2)):
             d.setup("crm.create_opportunity", by=leaver.email, save=f"o{n}_{m}", account_id=f"$a{n}.id",

@@ -298,7 +298,9 @@ def agreed_in_thread(d: Draft) -> None:
     d.check("booked", records={"from": "calendar.event", "where": {"organizer": "$actor"}, "created": True,
                                "count": 1, "expect": {"start": {"datetime": start.isoformat()},
                                                       "end": {"datetime": (start + timedelta(hours=1)).isoformat()},
-                                                      "attendees": {"set": guests}, "status": "confirmed"}})
+                                                      "attendees": {"set": guests}, "status": "confirmed",
+                                                      "title": {"any_of": [{"phrase": acct.name},
+                                                                           {"tokens": ["workshop"]}]}}})
     d.distractors = 2
     d.title = f"Book the {acct.name} workshop"
     d.prompt = f"The {acct.name} workshop thread has settled, I think. Put it in the calendar."
