@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from scenarios.draft import Draft
-from scenarios.families.common import crm_owners, quarter_end, round_to, slug
+from scenarios.families.common import crm_owners, new_customer, quarter_end, round_to, slug
 from scenarios.family import Family, Skip
 
 EARLY = ["Prospecting", "Qualification", "Needs Analysis"]
@@ -338,4 +338,115 @@ FAMILIES = [
            "late ones to quarter end with a task, leave the rest", ("docs", "crm"), "train", stale_deals),
     Family("sales-book-handover", "hand a departing rep's accounts, open deals, cases and tasks to two successors "
            "by a split a later mail amends, and tell every customer", ("mail", "crm"), "test", book_handover),
+]
+
+
+PROMISES = [("security questionnaire", "security"), ("revised pricing", "pricing"), ("customer references",
+            "references"), ("statement of work", "sow"), ("integration demo", "demo"), ("ROI model", "roi"),
+            ("draft contract", "contract")]
+
+
+def meeting_followups(d: Draft) -> None:
+    """Log a CRM task on the deal for every commitment we made in a customer thread, by its date - not theirs,
+    and not the one we took back later."""
+    view = d.view
+    acct = new_customer(d, d.actor)
+    d.setup("crm.create_opportunity", save="deal", account_id=f"{acct.ref}.id", name=f"{acct.name} - platform",
+            stage=d.rng.choice(LATE), amount=round_to(d.rng.randint(30, 250) * 1000),
+            close_date=quarter_end(view.today), owner=d.actor)
+    days = view.workdays(view.today, 15)
+    picks = d.rng.sample(PROMISES, d.rng.randint(5, 7))
+    ours = [(what, key, d.rng.choice(days)) for what, key in picks[:-2]]
+    theirs = picks[-2]
+    dropped = ours.pop(d.rng.randrange(len(ours)))
+    ours_text = "\n".join(f"- we send you the {what} by {day:%A %B} {day.day}" for what, _, day in ours + [dropped])
+    subject = f"{acct.name} - next steps"
+    first = acct.contact.split()[0]
+    d.setup("mail.send", by=acct.email, to=[d.actor], subject=subject,
+            body=f"Hi,\n\nThanks for today's meeting. On our side, we will get you our {theirs[0]} by "
+                 f"{d.rng.choice(days):%A %B %d}. Can you confirm what you'll send us?\n\n{acct.contact}")
+    d.setup("mail.send", to=[acct.email], subject=f"Re: {subject}",
+            body=f"Hi {first},\n\nThank you. To confirm what we agreed:\n{ours_text}\n\nBest regards")
+    d.setup("mail.send", to=[acct.email], subject=f"Re: {subject}",
+            body=f"Hi {first},\n\nOne correction: we won't be sending the {dropped[0]} after all - your team said it "
+                 "is not needed. Everything else stands.\n\nBest regards")
+    d.do("mail.search", query=acct.name)
+    d.do("crm.search", text=acct.name)
+    for n, (what, key, day) in enumerate(ours):
+        d.check(f"task_{n}", records={"from": "crm.task", "where": {
+            "related_id": "$deal.id", "related_object": "Opportunity", "due_date": {"date": day.isoformat()},
+            "subject": {"any_of": [{"tokens": [key]}, {"phrase": what}]}}, "created": True, "count": 1, "expect": {"owner": "$actor"}})
+        d.do("crm.create_task", related_object="Opportunity", related_id="$deal.id", subject=f"Send the {what}",
+             due_date=day)
+    d.check("only_ours", records={"from": "crm.task", "where": {"related_id": "$deal.id"}, "created": True,
+                                  "count": len(ours)})
+    d.distractors = 2
+    d.title = f"Track what we promised {acct.name}"
+    d.prompt = (f"Make sure everything we committed to in the {acct.name} next-steps thread is tracked as a task on "
+                "their deal, due when we said.")
+    d.tags.append("followups")
+
+
+def contact_changes(d: Draft) -> None:
+    """Bring a customer's contacts in line with their mail: a new domain for every address (as corrected by a later
+    mail), a new title, and a new contact; a namesake at another customer stays as it is."""
+    view = d.view
+    acct = new_customer(d, d.actor)
+    old = acct.domain
+    base = slug(acct.name)[:16]
+    wrong, right = f"{base}-group.com", f"{base}{d.rng.choice(['.io', '-global.com', '.co'])}"
+    people = [(acct.contact.split()[0], acct.contact.split()[-1], acct.email, None)]
+    for n in range(d.rng.randint(2, 4)):
+        first, last, email = _person(d, old)
+        d.setup("crm.create_contact", save=f"c{n}", account_id=f"{acct.ref}.id", first_name=first, last_name=last,
+                email=email, title=d.rng.choice(["Buyer", "IT Manager", "Controller", "Office Manager"]))
+        people.append((first, last, email, f"$c{n}"))
+    d.bind("c_main", "crm.contact", email=acct.email)
+    people[0] = (*people[0][:3], "$c_main")
+    promoted = d.rng.choice(people[1:])
+    new_title = d.rng.choice(["Chief Financial Officer", "VP Operations", "Head of IT"])
+    other = _company(d)
+    d.setup("crm.create_account", save="other", name=other, type="Customer", owner=d.actor)
+    d.setup("crm.create_contact", save="namesake", account_id="$other.id", first_name=promoted[0],
+            last_name=promoted[1], email=f"{promoted[0].lower()}.{slug(promoted[1])}@{slug(other)[:20]}.com",
+            title="Buyer")
+    nf, nl, _ = _person(d, right)
+    subject = f"{acct.name}: contact updates"
+    d.setup("mail.send", by=acct.email, to=[d.actor], subject=subject,
+            body=f"Hello,\n\nA few updates for your records:\n- We are rebranding: from Monday all our addresses move "
+                 f"from @{old} to @{wrong} (same names before the @).\n- {promoted[0]} {promoted[1]} is now our "
+                 f"{new_title}.\n- {nf} {nl} joins as Head of Procurement and will be your main contact for "
+                 f"orders: {nf.lower()}.{slug(nl)}@{wrong}.\n\nBest,\n{acct.contact}")
+    d.setup("mail.send", by=acct.email, to=[d.actor], subject=f"Re: {subject}",
+            body=f"Sorry - a typo in my last mail: the new domain is @{right}, not @{wrong}.\n\n{acct.contact}")
+    d.do("mail.search", query=acct.name)
+    d.do("crm.search", text=acct.name)
+    for first, last, email, ref in people:
+        moved = email.split("@")[0] + "@" + right
+        expect: dict = {"email": {"email": moved}}
+        if ref == promoted[3]:
+            expect["title"] = {"text": new_title}
+        d.check(f"contact_{slug(first + last)}", records={"from": "crm.contact", "where": {"id": f"{ref}.id"},
+                                                          "count": 1, "expect": expect})
+        d.do("crm.update_contact", contact_id=f"{ref}.id", email=moved,
+             title=new_title if ref == promoted[3] else None)
+    d.check("newcomer", records={"from": "crm.contact", "where": {"account": acct.name, "last_name": nl},
+                                 "created": True, "count": 1, "expect": {
+                                     "first_name": nf, "email": {"email": f"{nf.lower()}.{slug(nl)}@{right}"},
+                                     "title": {"tokens": ["procurement"]}}})
+    d.do("crm.create_contact", account_id=f"{acct.ref}.id", first_name=nf, last_name=nl,
+         email=f"{nf.lower()}.{slug(nl)}@{right}", title="Head of Procurement")
+    d.check("namesake_kept", role="guard", records={"from": "crm.contact", "where": {"id": "$namesake.id"},
+                                                    "count": 1, "unchanged": True})
+    d.distractors = 2
+    d.title = f"Update the {acct.name} contacts"
+    d.prompt = f"{acct.contact} sent us changes on their side. Get the CRM up to date."
+    d.tags.append("hygiene")
+
+
+FAMILIES += [
+    Family("sales-meeting-followups", "log a dated CRM task for every commitment we made in a customer thread, not "
+           "theirs and not one we withdrew", ("mail", "crm"), "train", meeting_followups),
+    Family("sales-contact-changes", "apply a customer's contact changes (new domain as corrected later, a new title, "
+           "a new contact), leaving a namesake elsewhere", ("mail", "crm"), "train", contact_changes),
 ]
