@@ -62,8 +62,8 @@ def quarter_close(d: Draft) -> None:
         raise Skip("no free half hour for the review in the next week")
     day = d.rng.choice(sorted({o[0] for o in options}))
     slot = next(h for x, h in options if x == day)
-    for n, amount in enumerate(sorted(set(won))):
-        d.check(f"sheet_{n}", records={"from": "docs.cell", "where": {"input": {"money": amount}}, "created": True,
+    for n, figure in enumerate(sorted(set(won))):
+        d.check(f"sheet_{n}", records={"from": "docs.cell", "where": {"input": {"money": figure}}, "created": True,
                                        "count": {"min": 1}})
     d.check("memo", records={"from": "docs.item", "where": {"kind": "document", "owner": "$actor",
                                                            "body": _money_phrases(total)},

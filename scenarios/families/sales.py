@@ -375,7 +375,8 @@ def meeting_followups(d: Draft) -> None:
     for n, (what, key, day) in enumerate(ours):
         d.check(f"task_{n}", records={"from": "crm.task", "where": {
             "related_id": "$deal.id", "related_object": "Opportunity", "due_date": {"date": day.isoformat()},
-            "subject": {"any_of": [{"tokens": [key]}, {"phrase": what}]}}, "created": True, "count": 1, "expect": {"owner": "$actor"}})
+            "subject": {"any_of": [{"tokens": [key]}, {"phrase": what}]}}, "created": True, "count": 1,
+            "expect": {"owner": "$actor"}})
         d.do("crm.create_task", related_object="Opportunity", related_id="$deal.id", subject=f"Send the {what}",
              due_date=day)
     d.check("only_ours", records={"from": "crm.task", "where": {"related_id": "$deal.id"}, "created": True,
@@ -390,19 +391,18 @@ def meeting_followups(d: Draft) -> None:
 def contact_changes(d: Draft) -> None:
     """Bring a customer's contacts in line with their mail: a new domain for every address (as corrected by a later
     mail), a new title, and a new contact; a namesake at another customer stays as it is."""
-    view = d.view
     acct = new_customer(d, d.actor)
     old = acct.domain
     base = slug(acct.name)[:16]
     wrong, right = f"{base}-group.com", f"{base}{d.rng.choice(['.io', '-global.com', '.co'])}"
-    people = [(acct.contact.split()[0], acct.contact.split()[-1], acct.email, None)]
+    people: list[tuple[str, str, str, str]] = [(acct.contact.split()[0], acct.contact.split()[-1], acct.email,
+                                                "$c_main")]
     for n in range(d.rng.randint(2, 4)):
         first, last, email = _person(d, old)
         d.setup("crm.create_contact", save=f"c{n}", account_id=f"{acct.ref}.id", first_name=first, last_name=last,
                 email=email, title=d.rng.choice(["Buyer", "IT Manager", "Controller", "Office Manager"]))
         people.append((first, last, email, f"$c{n}"))
     d.bind("c_main", "crm.contact", email=acct.email)
-    people[0] = (*people[0][:3], "$c_main")
     promoted = d.rng.choice(people[1:])
     new_title = d.rng.choice(["Chief Financial Officer", "VP Operations", "Head of IT"])
     other = _company(d)
