@@ -361,10 +361,10 @@ def escalation(d: Draft) -> None:
     owner = d.rng.choice(owners_with_manager(d))
     d.actor = owner.email
     boss = view.person(owner.manager or "")
-    day = _free_days(d, [owner.email, boss.email], 1)[0]
+    morning, afternoon = d.rng.choice([(9, 14), (10, 15), (11, 16)])
+    day = _free_days(d, [owner.email, boss.email], 1, hours=(morning - 1, afternoon + 2))[0]
     acct = new_customer(d, owner.email)
     busy = d.rng.choice([owner.email, boss.email])
-    morning, afternoon = d.rng.choice([(9, 14), (10, 15), (11, 16)])
     words = {9: "nine", 10: "ten", 11: "eleven", 14: "two", 15: "three", 16: "four"}
     d.setup("calendar.create_event", by=busy, title=d.rng.choice(["Offsite prep", "Forecast call", "Interview"]),
             start=_at(day, morning - 0.5), end=_at(day, morning + 1), time_zone=view.info.timezone)

@@ -13,11 +13,12 @@ from scenarios.family import Family, Skip
 from worlds.model import Person
 
 
-def _free_days(d: Draft, people: list[str], count: int, span: int = 15) -> list[date]:
-    """``count`` weekdays (in order) among the next ``span`` on which none of ``people`` has anything booked."""
+def _free_days(d: Draft, people: list[str], count: int, span: int = 15, hours: tuple[int, int] = (7, 19)) -> list[date]:
+    """``count`` weekdays (in order) among the next ``span`` on which none of ``people`` has anything booked between
+    ``hours`` (and no series that day)."""
     view = d.view
     days = [day for day in view.workdays(view.today + timedelta(days=1), span)
-            if all(view.free(p, datetime.combine(day, time(7)), datetime.combine(day, time(19))) for p in people)]
+            if all(view.free(p, _at(day, hours[0]), _at(day, hours[1])) for p in people)]
     if len(days) < count:
         raise Skip(f"fewer than {count} weekdays in the next {span} on which the chosen people are all free")
     return sorted(d.rng.sample(days, count))
@@ -222,7 +223,7 @@ def cancel_with_reason(d: Draft) -> None:
     """A vendor pulls out: cancel the right one of two look-alike meetings and tell the attendees why."""
     view = d.view
     team = _pick(d, d.rng.randint(2, 3))
-    days = _free_days(d, [d.actor] + [p.email for p in team], 2)
+    days = sorted(d.rng.sample(view.workdays(view.today + timedelta(days=1), 10), 2))   # times are the vendor's
     vendor = d.fresh(lambda: d.fake.company().replace(",", ""))
     contact = f"{d.fake.first_name().lower()}@{''.join(c for c in vendor.lower() if c.isalnum())[:20]}.com"
     reason, words = d.rng.choice([("our security review of your questionnaire isn't finished", ["security"]),
@@ -266,8 +267,7 @@ def agreed_in_thread(d: Draft) -> None:
     agreed (one drops out)."""
     view = d.view
     team = _pick(d, 2)
-    people = [d.actor] + [p.email for p in team]
-    days = _free_days(d, people, 3)
+    days = sorted(d.rng.sample(view.workdays(view.today + timedelta(days=1), 10), 3))   # the thread decides
     acct = new_customer(d, d.actor)
     a, b = team
     first, second, third = [(day, d.rng.choice([9, 10, 11, 14, 15, 16])) for day in days]
