@@ -39,7 +39,7 @@ def dedupe_accounts(d: Draft) -> None:
     if not helpers:
         raise Skip("nobody to flag the duplicates")
     ops = d.rng.choice(helpers)
-    pairs = d.rng.randint(2, 4)
+    pairs = d.rng.randint(3, 5)
     names, moved = [], []
     for n in range(pairs):
         base = _company(d)
@@ -120,7 +120,7 @@ def lead_routing(d: Draft) -> None:
     d.setup("mail.send", by=keeper.email, to=[d.actor], subject=subject,
             body=f"Hi,\n\nStarting today {moved} leads go to {view.person(new_owner).name}, not to whoever the "
                  f"routing sheet says. I'll update '{sheet}' at month end.\n\n{keeper.name.split()[0]}")
-    count = d.rng.randint(12, 34)
+    count = d.rng.randint(35, 48)
     leads = []
     for n in range(count):
         ind = d.rng.choice(industries + ["Agriculture", "Government"]) if d.rng.random() < 0.9 else None
@@ -182,10 +182,10 @@ def stale_deals(d: Draft) -> None:
         if deal.open and deal.close_date is not None and deal.close_date < today:
             d.bind(f"w{n}", "crm.opportunity", key=deal.key)
             stale.append((f"$w{n}", deal.stage))
-    for n in range(d.rng.randint(6, 11)):
+    for n in range(d.rng.randint(12, 18)):
         name = _company(d)
         d.setup("crm.create_account", by=rep.email, save=f"a{n}", name=name, type="Customer", owner=rep.email)
-        kind = d.rng.choice(["stale", "stale", "current", "today", "closed"])
+        kind = d.rng.choice(["stale", "stale", "stale", "current", "today", "closed"])
         stage = d.rng.choice(EARLY + LATE) if kind != "closed" else "Closed Won"
         close = {"stale": today - timedelta(days=d.rng.randint(1, 40)), "current": today + timedelta(days=d.rng.randint(
             1, 30)), "today": today, "closed": today - timedelta(days=d.rng.randint(1, 20))}[kind]
@@ -332,7 +332,7 @@ FAMILIES = [
     Family("sales-dedupe-accounts", "merge customers entered twice by the hygiene rule (keep the one with deals, "
            "move contacts, delete the other), leaving look-alike separate entities", ("mail", "crm"), "validation",
            dedupe_accounts),
-    Family("sales-lead-routing", "route 12-34 new leads to owners by a routing sheet that a later mail amends, "
+    Family("sales-lead-routing", "route 35-48 new leads to owners by a routing sheet that a later mail amends, "
            "leaving leads already worked", ("docs", "mail", "crm"), "train", lead_routing),
     Family("sales-stale-deals", "apply a pipeline-hygiene note to a rep's past-due deals: close early ones, push "
            "late ones to quarter end with a task, leave the rest", ("docs", "crm"), "train", stale_deals),

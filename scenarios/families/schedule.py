@@ -144,7 +144,7 @@ def answer_invitations(d: Draft) -> None:
                  "then.\n- If it clashes only with an internal meeting, answer tentative.\n- Cancelled meetings don't "
                  "count.\n")
     acct = new_customer(d, me)
-    count = d.rng.randint(5, 9)
+    count = d.rng.randint(11, 14)
     slots = d.rng.sample([(day, hour) for day in days for hour in (9, 10.5, 13, 14.5, 16)], count)
     kinds = [["free", "customer", "internal", "cancelled"][n % 4] for n in range(count)]
     d.rng.shuffle(kinds)
@@ -315,7 +315,7 @@ FAMILIES = [
            "its people share inside the handbook's hours", ("calendar", "docs"), "train", double_booking),
     Family("sched-series-from-date", "change a weekly meeting's time from a given week on (scope following) after an "
            "earlier proposal is withdrawn", ("mail", "calendar"), "train", series_from_date),
-    Family("sched-answer-invitations", "answer 5-9 pending invitations by a rules doc: accept, decline with a reason, "
+    Family("sched-answer-invitations", "answer 11-14 pending invitations by a rules doc: accept, decline with a reason, "
            "or tentative, reading clashes (some cancelled)", ("docs", "calendar"), "train", answer_invitations),
     Family("sched-next-free-hour", "say when three people are next free together for an hour on two named days "
            "inside the handbook's hours, booking nothing", ("calendar", "docs"), "validation", next_free_hour),
