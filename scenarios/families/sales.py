@@ -121,7 +121,7 @@ def lead_routing(d: Draft) -> None:
             body=f"Hi,\n\nStarting today {moved} leads go to {view.person(new_owner).name}, not to whoever the "
                  f"routing sheet says. I'll update '{sheet}' at month end.\n\n{keeper.name.split()[0]}")
     count = d.rng.randint(35, 48)
-    leads = []
+    routed: list[tuple[str, str]] = []   # (lead reference, its owner by the rules)
     for n in range(count):
         ind = d.rng.choice(industries + ["Agriculture", "Government"]) if d.rng.random() < 0.9 else None
         company = _company(d)
@@ -130,9 +130,17 @@ def lead_routing(d: Draft) -> None:
                 industry=ind, status="New", source=d.rng.choice(["Web", "Trade Show", "Partner Referral"]),
                 owner=d.actor)
         owner = table.get(ind or "", default)
-        leads.append(owner)
+        routed.append((f"$l{n}", owner))
         d.check(f"lead_{n}", records={"from": "crm.lead", "where": {"id": f"$l{n}.id"}, "count": 1,
                                       "expect": {"owner": owner, "status": "Working"}})
+    crm = view.world.sections.get("crm")
+    for n, (key, lead) in enumerate(crm.leads.items() if crm is not None else ()):   # the world's own, in my queue
+        if lead.owner == d.actor and lead.status == "New":
+            owner = table.get(lead.industry or "", default)
+            d.bind(f"old{n}", "crm.lead", key=key)
+            d.check(f"old_lead_{n}", records={"from": "crm.lead", "where": {"id": f"$old{n}.id"}, "count": 1,
+                                              "expect": {"owner": owner, "status": "Working"}})
+            routed.append((f"$old{n}", owner))
     for n in range(d.rng.randint(1, 3)):   # already in someone's hands: not new, not to be routed again
         company = _company(d)
         first, last, email = _person(d, f"{slug(company)[:20]}.com")
@@ -150,9 +158,9 @@ def lead_routing(d: Draft) -> None:
     d.do("mail.search", query="routing")
     d.do("mail.get_message", message_id="$change.id")
     d.do("crm.query", soql="SELECT id, company, industry, status FROM Lead WHERE status = 'New'")
-    for n, owner in enumerate(leads):
-        d.do("crm.update_lead", lead_id=f"$l{n}.id", owner=owner, status="Working")
-    d.tags.append("long-horizon" if len(leads) + 5 >= 40 else "campaign")
+    for ref, owner in routed:
+        d.do("crm.update_lead", lead_id=f"{ref}.id", owner=owner, status="Working")
+    d.tags.append("long-horizon" if len(routed) + 5 >= 40 else "campaign")
 
 
 def stale_deals(d: Draft) -> None:
