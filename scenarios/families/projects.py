@@ -475,7 +475,7 @@ def board_pack(d: Draft) -> None:
 
 FAMILIES += [
     Family("proj-escalation", "turn a customer's complaint into a case, the call on the one offered time the account "
-           "team can make, and a reply with it", ("mail", "crm", "calendar"), "test", escalation),
+           "team can make, and a reply with it", ("mail", "crm", "calendar"), "validation", escalation),
     Family("proj-board-pack", "fill the board pack with open pipeline by stage and share it view-only with the "
-           "board's members inside the company, never outside", ("mail", "docs", "crm"), "validation", board_pack),
+           "board's members inside the company, never outside", ("mail", "docs", "crm"), "train", board_pack),
 ]
