@@ -355,44 +355,50 @@ PROMISES = [("security questionnaire", "security"), ("revised pricing", "pricing
 
 
 def meeting_followups(d: Draft) -> None:
-    """Log a CRM task on the deal for every commitment we made in a customer thread, by its date - not theirs,
-    and not the one we took back later."""
+    """Log a CRM task on each customer's deal for every commitment we made in this week's next-steps threads, by
+    its date - not the customer's own commitments, and not the ones we took back later."""
     view = d.view
-    acct = new_customer(d, d.actor)
-    d.setup("crm.create_opportunity", save="deal", account_id=f"{acct.ref}.id", name=f"{acct.name} - platform",
-            stage=d.rng.choice(LATE), amount=round_to(d.rng.randint(30, 250) * 1000),
-            close_date=quarter_end(view.today), owner=d.actor)
     days = view.workdays(view.today, 15)
-    picks = d.rng.sample(PROMISES, d.rng.randint(5, 7))
-    ours = [(what, key, d.rng.choice(days)) for what, key in picks[:-2]]
-    theirs = picks[-2]
-    dropped = ours.pop(d.rng.randrange(len(ours)))
-    ours_text = "\n".join(f"- we send you the {what} by {day:%A %B} {day.day}" for what, _, day in ours + [dropped])
-    subject = f"{acct.name} - next steps"
-    first = acct.contact.split()[0]
-    d.setup("mail.send", by=acct.email, to=[d.actor], subject=subject,
-            body=f"Hi,\n\nThanks for today's meeting. On our side, we will get you our {theirs[0]} by "
-                 f"{d.rng.choice(days):%A %B %d}. Can you confirm what you'll send us?\n\n{acct.contact}")
-    d.setup("mail.send", to=[acct.email], subject=f"Re: {subject}",
-            body=f"Hi {first},\n\nThank you. To confirm what we agreed:\n{ours_text}\n\nBest regards")
-    d.setup("mail.send", to=[acct.email], subject=f"Re: {subject}",
-            body=f"Hi {first},\n\nOne correction: we won't be sending the {dropped[0]} after all - your team said it "
-                 "is not needed. Everything else stands.\n\nBest regards")
-    d.do("mail.search", query=acct.name)
-    d.do("crm.search", text=acct.name)
-    for n, (what, key, day) in enumerate(ours):
-        d.check(f"task_{n}", records={"from": "crm.task", "where": {
-            "related_id": "$deal.id", "related_object": "Opportunity", "due_date": {"date": day.isoformat()},
-            "subject": {"any_of": [{"tokens": [key]}, {"phrase": what}]}}, "created": True, "count": 1,
-            "expect": {"owner": "$actor"}})
-        d.do("crm.create_task", related_object="Opportunity", related_id="$deal.id", subject=f"Send the {what}",
-             due_date=day)
-    d.check("only_ours", records={"from": "crm.task", "where": {"related_id": "$deal.id"}, "created": True,
-                                  "count": len(ours)})
-    d.distractors = 2
-    d.title = f"Track what we promised {acct.name}"
-    d.prompt = (f"Make sure everything we committed to in the {acct.name} next-steps thread is tracked as a task on "
-                "their deal, due when we said.")
+    threads = d.rng.randint(3, 5)
+    names = []
+    for k in range(threads):
+        acct = new_customer(d, d.actor, save=f"acct{k}")
+        names.append(acct.name)
+        d.setup("crm.create_opportunity", save=f"deal{k}", account_id=f"{acct.ref}.id", name=f"{acct.name} - platform",
+                stage=d.rng.choice(LATE), amount=round_to(d.rng.randint(30, 250) * 1000),
+                close_date=quarter_end(view.today), owner=d.actor)
+        picks = d.rng.sample(PROMISES, d.rng.randint(4, 6))
+        ours = [(what, key, d.rng.choice(days)) for what, key in picks[:-1]]
+        theirs = picks[-1]
+        dropped = ours.pop(d.rng.randrange(len(ours))) if k % 2 == 0 else None
+        text = "\n".join(f"- we send you the {what} by {day:%A %B} {day.day}"
+                         for what, _, day in ours + ([dropped] if dropped else []))
+        subject = f"{acct.name} - next steps"
+        first = acct.contact.split()[0]
+        d.setup("mail.send", by=acct.email, to=[d.actor], subject=subject,
+                body=f"Hi,\n\nThanks for today's meeting. On our side, we will get you our {theirs[0]} by "
+                     f"{d.rng.choice(days):%A %B %d}. Can you confirm what you'll send us?\n\n{acct.contact}")
+        d.setup("mail.send", to=[acct.email], subject=f"Re: {subject}",
+                body=f"Hi {first},\n\nThank you. To confirm what we agreed:\n{text}\n\nBest regards")
+        if dropped:
+            d.setup("mail.send", to=[acct.email], subject=f"Re: {subject}",
+                    body=f"Hi {first},\n\nOne correction: we won't be sending the {dropped[0]} after all - your team "
+                         "said it is not needed. Everything else stands.\n\nBest regards")
+        d.do("mail.search", query=f"{acct.name} next steps")
+        d.do("crm.search", text=acct.name)
+        for n, (what, key, day) in enumerate(ours):
+            d.check(f"task_{k}_{n}", records={"from": "crm.task", "where": {
+                "related_id": f"$deal{k}.id", "related_object": "Opportunity", "due_date": {"date": day.isoformat()},
+                "subject": {"any_of": [{"tokens": [key]}, {"phrase": what}]}}, "created": True, "count": 1,
+                "expect": {"owner": "$actor"}})
+            d.do("crm.create_task", related_object="Opportunity", related_id=f"$deal{k}.id",
+                 subject=f"Send the {what}", due_date=day)
+        d.check(f"only_ours_{k}", records={"from": "crm.task", "where": {"related_id": f"$deal{k}.id"},
+                                           "created": True, "count": len(ours)})
+    d.distractors = threads + (threads + 1) // 2
+    d.title = "Track what we promised customers this week"
+    d.prompt = ("Make sure everything we committed to in this week's next-steps threads with customers ("
+                + ", ".join(names) + ") is tracked as tasks on their deals, due when we said.")
     d.tags.append("followups")
 
 
@@ -453,8 +459,8 @@ def contact_changes(d: Draft) -> None:
 
 
 FAMILIES += [
-    Family("sales-meeting-followups", "log a dated CRM task for every commitment we made in a customer thread, not "
-           "theirs and not one we withdrew", ("mail", "crm"), "train", meeting_followups),
+    Family("sales-meeting-followups", "log a dated CRM task on each deal for every commitment we made in 3-5 "
+           "customer threads, not theirs and not ones we withdrew", ("mail", "crm"), "train", meeting_followups),
     Family("sales-contact-changes", "apply a customer's contact changes (new domain as corrected later, a new title, "
            "a new contact), leaving a namesake elsewhere", ("mail", "crm"), "test", contact_changes),
 ]
