@@ -65,19 +65,19 @@ def quarter_close(d: Draft) -> None:
     for n, figure in enumerate(sorted(set(won))):
         d.check(f"sheet_{n}", records={"from": "docs.cell", "where": {"input": {"money": figure}}, "created": True,
                                        "count": {"min": 1}})
-    d.check("memo", records={"from": "docs.item", "where": {"kind": "document", "owner": "$actor",
-                                                           "body": _money_phrases(total)},
-                             "created": True, "count": {"min": 1}})
-    d.check("finance_told", records={"from": "mail.message", "where": {"owner": cfo.email, "sender": "$actor",
-                                                                       "body": _money_phrases(total)},
-                                     "created": True, "count": {"min": 1}})
-    about = {"any_of": [{"tokens": [quarter.split()[0]]}, {"tokens": ["close"]}, {"tokens": ["closed"]},
-                        {"tokens": ["won"]}, {"tokens": ["review"]}, {"tokens": ["quarter"]}]}
+    ordinal = ["first", "second", "third", "fourth"][int(quarter[1]) - 1]
+    about = {"any_of": [{"tokens": [quarter.split()[0]]}, {"phrase": f"{ordinal} quarter"}]}   # the right quarter
     d.check("review_booked", records={"from": "calendar.event", "where": {"organizer": "$actor"}, "created": True,
                                       "count": 1, "expect": {"attendees": {"contains": [cfo.email]},
                                                              "start": {"datetime": _at(day, slot).isoformat()},
                                                              "end": {"datetime": _at(day, slot + 0.5).isoformat()},
                                                              "status": "confirmed", "title": about}})
+    d.check("memo", records={"from": "docs.item", "where": {"kind": "document", "owner": "$actor",
+                                                           "body": _money_phrases(total)},
+                             "created": True, "count": {"min": 1}, "expect": {"body": about}})
+    d.check("finance_told", records={"from": "mail.message", "where": {"owner": cfo.email, "sender": "$actor",
+                                                                       "body": _money_phrases(total)},
+                                     "created": True, "count": {"min": 1}, "expect": {"body": about}})
     d.check("named", weight=0.5, records={"from": "docs.item", "where": {"owner": "$actor"}, "created": True,
                                           "count": {"min": 2}, "expect": {"name": about}})
     d.check("mail_subject", weight=0.5, records={"from": "mail.message", "where": {
