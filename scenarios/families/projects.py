@@ -294,7 +294,8 @@ def onboarding(d: Draft) -> None:
     for n, title in enumerate(starters):
         d.check(f"copy_{n}", records={"from": "docs.item", "where": {"folder": folder,
                                                                       "name": {"tokens": title.split()}},
-                                      "created": True, "count": {"min": 1}})
+                                      "created": True, "count": {"min": 1},
+                                      "expect": {"body": {"phrase": f"about {title.lower()}"}}})
     grid = d.rng.sample([_at(day, h) for day in week[:3] for h in (10, 11, 13.5, 14.5, 15.5)], len(mates) + 1)
     slots, spare = sorted(grid[:-1]), grid[-1]
     moved = d.rng.randrange(len(mates))
