@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scenarios.families import calendar, crm, cross, docs, mail, policy
+from scenarios.families import calendar, crm, cross, docs, mail, policy, projects, sales, schedule
 from scenarios.family import Family
 
 FAMILIES: list[Family] = [
@@ -12,6 +12,9 @@ FAMILIES: list[Family] = [
     *mail.FAMILIES,
     *docs.FAMILIES,
     *policy.FAMILIES,
+    *sales.FAMILIES,
+    *schedule.FAMILIES,
+    *projects.FAMILIES,
 ]
 
 

@@ -60,3 +60,16 @@ def money(amount: float) -> str:
 
 def round_to(amount: float, step: int = 500) -> int:
     return int(round(amount / step) * step)
+
+
+def crm_owners(view) -> set[str]:
+    """Everyone who owns any CRM record of the world (accounts, contacts, leads, deals, cases, activities): a
+    person outside this set has no book the family does not know of."""
+    crm = view.world.sections.get("crm")
+    if crm is None:
+        return set()
+    owners: set[str] = set()
+    for table in (crm.accounts, crm.contacts, crm.leads, crm.opportunities, crm.cases, crm.tasks, crm.events,
+                  crm.notes):
+        owners |= {getattr(r, "owner", None) or "" for r in (table.values() if isinstance(table, dict) else table)}
+    return owners - {""}
