@@ -126,6 +126,8 @@ PYTHON = {  # a line of a README python block -> what its output must contain wh
 PYTHON_NOT_RUN = {
     "from trainers.trl import train": "downloads Qwen3-0.6B and trains for minutes; tests/trainers/test_trl.py runs "
                                       "GRPO steps on CPU with a tiny model it builds",
+    "import skyrl_gym, trainers.skyrl": "needs the skyrl extra and a world's url and token in the snippet's names; "
+                                        "tests/trainers/test_skyrl.py drives the same calls through skyrl_gym.make",
 }
 
 
