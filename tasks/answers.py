@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from tasks.comparators import ComparatorError, compare, dayfirst, local_date
-from tasks.parse import affirmed, dates_in, numbers_in, parse_number, tokens
+from tasks.parse import affirmed, dates_in, numbers_in, parse_datetime, parse_number, tokens
 
 Result = tuple[bool, str]
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -58,7 +59,9 @@ def _datetime(text, expected, tolerance, candidates, words, tz) -> Result:
     stamps = re.findall(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?", affirmed(text))
     if len(stamps) != 1:
         return False, f"expected one date and time, found {stamps}"
-    return compare(stamps[0].replace(" ", "T"), {"datetime": expected}, tz)
+    # An answer's time without an offset is the world's local time (a stored record's is UTC: the comparator's).
+    said = parse_datetime(stamps[0].replace(" ", "T"), ZoneInfo(tz))
+    return compare(said.isoformat() if said else stamps[0], {"datetime": expected}, tz)
 
 
 def _email(text, expected, tolerance, candidates, words, tz) -> Result:

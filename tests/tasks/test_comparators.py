@@ -80,3 +80,13 @@ def test_entity_answers_name_one_candidate_and_no_rival():
     assert not check_answer("Globex Logistics", "entity", "Globex", candidates=names)[0]
     assert check_answer("Initech and Hooli", "list", ["Hooli", "Initech"], candidates=names)[0]
     assert not check_answer("Initech, Hooli and Globex", "list", ["Hooli", "Initech"], candidates=names)[0]
+
+
+def test_an_answer_time_without_offset_is_the_worlds_local_time():
+    from tasks.answers import check_answer
+
+    def said(text: str) -> bool:
+        return check_answer(text, "datetime", "2026-04-07T15:00", tz="America/New_York")[0]
+
+    assert said("2026-04-07 15:00") and said("2026-04-07T19:00Z")
+    assert not said("2026-04-07 19:00")
