@@ -155,6 +155,19 @@ class WorldView:
                 out.setdefault(person, []).extend((_naive(s, self.zone), _naive(e, self.zone)) for s, e in spans)
         return out
 
+    @cached_property
+    def series_days(self) -> dict[str, set[int]]:
+        """Weekdays on which a person has a recurring event: a family placing a series of its own avoids them."""
+        cal = self.world.sections.get("calendar")
+        out: dict[str, set[int]] = {}
+        for event in (cal.events.values() if cal is not None else ()):
+            if event.recurrence and getattr(event, "status", None) != "cancelled":
+                zone = ZoneInfo(event.time_zone) if event.time_zone else self.zone
+                day = _naive(_aware(event.start, zone), self.zone).weekday()
+                for person in {event.organizer} | {a if isinstance(a, str) else a.email for a in event.attendees}:
+                    out.setdefault(person, set()).add(day)
+        return out
+
     def workdays(self, after: date, count: int) -> list[date]:
         """The next ``count`` weekdays after ``after``."""
         days: list[date] = []
