@@ -2,9 +2,9 @@
 
 People first, then CRM records (whose contacts become the world's outsiders: the section with a
 ``records_builder``, the CRM's, generates them with the generator's own faker), then the stories told
-over those records (``scenarios.stories``: deals, escalations, hires, the quarter close, across mail, CRM, docs
-and the calendar; handed in, since they write several apps' records), then filler mail and docs up to the size, written through ``worlds.writer`` so the
-loader reads it back.
+over those records (``scenarios.stories``: deals, escalations, hires, the quarter close, across mail, CRM,
+docs and the calendar; handed in, since they write several apps' records), then filler mail and docs up
+to the size, written through ``worlds.writer`` so the loader reads it back.
 """
 
 from __future__ import annotations
