@@ -85,7 +85,7 @@ def test_dev_sh_test_installs_the_trainers_too_once_and_again_when_their_files_c
     assert first.returncode == 0 and first.stdout.startswith("pytest -m pytest -n auto"), first.stderr
     assert calls() == ["pip", "side-pip", "npm"]   # torch is there (this machine's venv has it)
     [install] = _project_installs(log)
-    assert "[test,trl,gym,ray,plot]" in install and "-c constraints.txt" in install
+    assert "[test,trl,gym,ray,plot,skyrl]" in install and "-c constraints.txt" in install
     assert "-r trainers/side-requirements.txt" in log.read_text()
     steps = [line for line in first.stderr.splitlines() if line.startswith("dev.sh: trainers: installing")]
     assert len(steps) == 3 and all("(" in line and line.endswith("...") for line in steps)   # what, then why
