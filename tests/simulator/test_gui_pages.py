@@ -89,6 +89,17 @@ def test_a_reply_from_the_gui_is_the_same_step_as_from_any_surface(api, episode,
     assert sent["total"] == 1 and sent["messages"][0]["to"] == ["sam@globex.example"]
 
 
+def test_a_text_area_submitted_with_crlf_lines_is_stored_with_lf(api, episode, gui):
+    # Browsers submit a text area's lines ending in CRLF; Gmail keeps what was typed with LF, as MCP does.
+    api.post(gui + "/mail/compose", data={"mode": "reply", "message_id": "1", "body": "Line one\r\nLine two\rthree"},
+             follow_redirects=False)
+    reply = [s for s in steps(api, episode) if s["operation"] == "reply"]
+    assert reply[0]["arguments"]["body"] == "Line one\nLine two\nthree"
+    sent = call(api, episode, "mail", "search", query="in:sent").json()["messages"]
+    body = call(api, episode, "mail", "get_message", message_id=sent[0]["id"]).json()["body"]
+    assert "\r" not in body and "Line one\nLine two" in body
+
+
 def test_compose_shows_a_bad_address_next_to_the_field_and_keeps_what_was_typed(api, gui):
     response = api.post(gui + "/mail/compose", data={"to": "sam at globex", "subject": "Quote", "body": "Hi"})
     assert response.status_code == 422
