@@ -52,9 +52,10 @@ class Book:
     """A spreadsheet's tabs evaluated together, so ``Sheet2!A1`` reads the other tab's current cells. Each tab's
     cells are loaded when first read; ``grids`` gives tabs' cells already at hand (by sheet_id)."""
 
-    def __init__(self, session: Session, item_id: int, clock: Clock = None, grids: dict[int, Grid] | None = None):
+    def __init__(self, session: Session | None, item_id: int, clock: Clock = None, grids: dict[int, Grid] | None = None,
+                 named: list[m.Tab] | None = None):
         self.session, self.item_id, self.clock = session, item_id, clock
-        self.tabs = tabs(session, item_id)
+        self.tabs = named if named is not None else tabs(session, item_id) if session else []
         self.grids = dict(grids or {})
         self.sheets: dict[int, Sheet] = {}
         self.shared: dict = {"cycle": False, "depth": 0}
@@ -62,10 +63,16 @@ class Book:
     def sheet(self, sheet_id: int) -> Sheet:
         if sheet_id not in self.sheets:
             if sheet_id not in self.grids:
-                self.grids[sheet_id] = load(self.session, self.item_id, sheet_id)
+                self.grids[sheet_id] = load(self.session, self.item_id, sheet_id) if self.session else {}
             now, tz = self.clock or (None, "UTC")
             self.sheets[sheet_id] = Sheet(self.grids[sheet_id], now, tz, book=self.by_name, shared=self.shared)
         return self.sheets[sheet_id]
+
+    @classmethod
+    def of(cls, named: list[tuple[str, Grid]], clock: Clock = None) -> "Book":
+        """Tabs at hand as (name, cells), in order, with no database (a world being seeded)."""
+        found = [m.Tab(item_id=0, sheet_id=i, name=name, position=i) for i, (name, _) in enumerate(named)]
+        return cls(None, 0, clock, {i: grid for i, (_, grid) in enumerate(named)}, found)
 
     def by_name(self, name: str) -> Sheet | None:
         found = [t for t in self.tabs if t.name.lower() == name.lower()]
@@ -105,6 +112,13 @@ def snapshot(session: Session, item_id: int) -> str:
     data = json.loads(to_json(first))
     data["tabs"] = [{"name": t.name, "sheet_id": t.sheet_id, "cells": json.loads(to_json(load(session, item_id, t.sheet_id)))}
                     for t in found]
+    return json.dumps(data, sort_keys=True)
+
+
+def tabs_json(named: list[tuple[str, Grid]]) -> str:
+    """Tabs as (name, cells), their sheet_ids counting from 0, in a ``snapshot``'s JSON."""
+    data = json.loads(to_json(named[0][1]))
+    data["tabs"] = [{"name": name, "sheet_id": i, "cells": json.loads(to_json(grid))} for i, (name, grid) in enumerate(named)]
     return json.dumps(data, sort_keys=True)
 
 
