@@ -191,3 +191,25 @@ def test_renaming_a_file_to_nothing_says_so_by_the_name(api, episode, gui):
     assert call(api, episode, "docs", "get_file", file_id=2).json()["name"] == "Renewal plan v2"
     refused = api.post(gui + "/docs/files/2/act", data={"action": "rename", "name": " "})
     assert refused.status_code == 422 and list(shown_errors(refused.text)) == ["name"]
+
+
+def test_a_sheet_shows_its_tabs_and_a_cell_typed_on_a_tab_lands_there(api, episode, gui):
+    added = api.post(gui + "/docs/files/5/tabs", data={"action": "add", "name": "Q1 Plan"}, follow_redirects=False)
+    assert added.status_code == 303 and "tab=Q1+Plan" in added.headers["location"]
+    page = api.get(added.headers["location"])
+    assert 'aria-current="page" style="font-weight:600">Q1 Plan</a>' in page.text
+    typed = api.post(gui + "/docs/files/5/cells", data={"tab": "Q1 Plan", "ref": "A1", "input": "=Sheet1!B2*2"},
+                     follow_redirects=False)
+    assert typed.status_code == 303
+    shown = call(api, episode, "docs", "get_spreadsheet", file_id=5, tab="Q1 Plan").json()
+    assert shown["cells"][0]["input"] == "=Sheet1!B2*2" and shown["rows"] == [[368000]]
+    renamed = api.post(gui + "/docs/files/5/tabs", data={"action": "rename", "tab": "Q1 Plan", "name": "Plan"},
+                       follow_redirects=False)
+    assert renamed.status_code == 303 and "tab=Plan" in renamed.headers["location"]
+    taken = api.post(gui + "/docs/files/5/tabs", data={"action": "add", "name": "plan"})
+    assert taken.status_code == 422 and 'data-testid="error-name"' in taken.text and "already has a tab named" in taken.text
+    gone = api.post(gui + "/docs/files/5/tabs", data={"action": "delete", "tab": "Plan"}, follow_redirects=False)
+    assert gone.status_code == 303
+    assert call(api, episode, "docs", "get_spreadsheet", file_id=5).json()["tabs"] == ["Sheet1"]
+    assert [s["operation"] for s in steps(api, episode) if s["surface"] == "gui" and "tab" in s["operation"]] == [
+        "add_tab", "rename_tab", "add_tab", "delete_tab"]
