@@ -164,3 +164,22 @@ def test_a_user_answers_an_invitation(user):
     answer = gui_steps(url, episode_id, "respond")
     assert answer[0]["arguments"] == {"event_id": invite["id"], "response": "accepted",
                                       "comment": "Joining from the train"}
+
+
+def test_a_user_adds_a_tab_whose_formula_reads_the_first(user):
+    page, url, episode_id = user
+    page.get_by_test_id("nav-docs").click()
+    page.get_by_role("link", name="Sales").click()
+    page.get_by_role("link", name="Forecasts").click()
+    page.get_by_role("link", name="Pipeline forecast").click()
+    page.get_by_label("Tab name").fill("Q1 Plan")
+    page.get_by_test_id("tab-add").click()
+    expect(page.get_by_role("link", name="Q1 Plan")).to_have_attribute("aria-current", "page")
+    page.get_by_label("Cell", exact=True).fill("A1")
+    page.get_by_label("Cell content").fill("=Sheet1!B4/2")
+    page.get_by_label("Cell content").press("Enter")
+    expect(page.get_by_test_id("cell-A1")).to_have_text("117000")
+    page.get_by_role("link", name="Sheet1").click()
+    expect(page.get_by_test_id("cell-B4")).to_have_text("234000")
+    typed = gui_steps(url, episode_id, "update_cells")[0]["arguments"]
+    assert (typed["cells"], typed["tab"]) == ({"A1": "=Sheet1!B4/2"}, "Q1 Plan")
