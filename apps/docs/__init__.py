@@ -11,6 +11,7 @@ from apps.docs import (
     organising,
     revisions,
     sharing,
+    tabs,
 )
 from apps.docs.seed import seed
 from apps.docs.world import DocsSection
@@ -20,7 +21,8 @@ APP = App(
     name="docs",
     title="Docs",
     operations=(OperationSet("docs").include(operations.ops).include(organising.ops).include(editing.ops)
-                .include(revisions.ops).include(sharing.ops).include(comments.ops)),
+                .include(revisions.ops).include(sharing.ops).include(comments.ops)
+                .include(tabs.ops)),
     tables=models.TABLES,
     ddl=models.DDL,
     seed=seed,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from apps.docs import access, sheets, store
 from apps.docs import models as m
 from apps.docs import schemas as s
-from apps.docs.formulas import parse_ref
+from apps.docs.formulas import parse_ref, tab_of
 from apps.kit import Conflict, Ctx, Invalid, OperationSet
 
 ops = OperationSet("docs")
@@ -85,62 +85,81 @@ def replace_in_document(ctx: Ctx, file_id: int, find: str, replace_with: str, re
     return save_text(ctx, item, role, item.body.replace(find, replace_with))
 
 
-def spreadsheet(ctx: Ctx, item: m.Item, role: str, bounds=None) -> s.Spreadsheet:
-    grid = sheets.load(ctx.session, item.id)
-    bounds = bounds or sheets.used_range(grid)
-    rows, cells = sheets.evaluate(grid, bounds, (ctx.now, ctx.world.timezone))
-    return s.Spreadsheet(file=store.summary(ctx.session, item, ctx.actor, role), range=sheets.range_name(*bounds),
-                         rows=rows, cells=cells, revision=store.current_revision(ctx.session, item.id) or 0)
+def spreadsheet(ctx: Ctx, item: m.Item, role: str, bounds=None, tab: m.Tab | None = None) -> s.Spreadsheet:
+    """A tab's values (the first tab's when None), formulas read through the spreadsheet's other tabs."""
+    book = sheets.Book(ctx.session, item.id, (ctx.now, ctx.world.timezone))
+    tab = tab or book.tabs[0]
+    sheet = book.sheet(tab.sheet_id)
+    bounds = bounds or sheets.used_range(sheet.inputs)
+    rows, cells = sheets.evaluate(sheet.inputs, bounds, sheet=sheet)
+    return s.Spreadsheet(file=store.summary(ctx.session, item, ctx.actor, role), tab=tab.name,
+                         tabs=[t.name for t in book.tabs], range=sheets.range_name(*bounds), rows=rows, cells=cells,
+                         revision=store.current_revision(ctx.session, item.id) or 0)
+
+
+def _tab_and_range(ctx: Ctx, item: m.Item, tab: str | None, range: str | None) -> tuple[m.Tab, str | None]:
+    """The tab named by ``tab`` or by the range's own prefix (``'Q1 Plan'!B2:B9``, as Sheets writes ranges)."""
+    named = tab_of(range) if range else None
+    if named and tab is not None and named[0].lower() != tab.strip().lower():
+        raise Invalid(f"range: {range!r} names tab {named[0]!r} but tab is {tab!r}", field="range")
+    found = sheets.find_tab(ctx.session, item.id, named[0], "range") if named else sheets.find_tab(ctx.session, item.id, tab)
+    return found, named[1] if named else range
 
 
 @ops.read
-def get_spreadsheet(ctx: Ctx, file_id: int, range: str | None = None) -> s.Spreadsheet:
+def get_spreadsheet(ctx: Ctx, file_id: int, range: str | None = None, tab: str | None = None) -> s.Spreadsheet:
     """Read a spreadsheet's cells: values with formulas evaluated, and what each cell holds.
 
     Args:
         file_id: Id of the spreadsheet.
-        range: Only this range, like 'A1:D20', 'B3', a whole column 'B:B' or row '2:2'; the whole used area when
-            left empty.
+        range: Only this range, like 'A1:D20', 'B3', a whole column 'B:B' or row '2:2', or on a named tab
+            'Q1 Plan'!B2:B9; the whole used area when left empty.
+        tab: The tab's name, e.g. 'Q1 Plan'; the first tab when left empty.
     """
     item, role = access.require(ctx, file_id, "viewer", "read it")
     if item.kind != "spreadsheet":
         raise Invalid(f"file_id: {item.name!r} is a {item.kind}, not a spreadsheet; use read_file", field="file_id")
-    ends = sheets.used_range(sheets.load(ctx.session, item.id))[2:] if range and sheets.is_open(range) else (1, 1)
-    bounds = sheets.parse_range(range, ends=ends) if range else None
+    found, range = _tab_and_range(ctx, item, tab, range)
+    grid = sheets.load(ctx.session, item.id, found.sheet_id) if range and sheets.is_open(range) else {}
+    bounds = sheets.parse_range(range, ends=sheets.used_range(grid)[2:]) if range else None
     if bounds and (bounds[2] - bounds[0] + 1) * (bounds[3] - bounds[1] + 1) > 20_000:
         raise Invalid("range: at most 20,000 cells at a time", field="range")
-    return spreadsheet(ctx, item, role, bounds)
+    return spreadsheet(ctx, item, role, bounds, found)
 
 
-def _save_grid(ctx: Ctx, item: m.Item, role: str, grid: sheets.Grid) -> s.Spreadsheet:
-    sheets.save(ctx.session, item, grid, (ctx.now, ctx.world.timezone))
+def _save_grid(ctx: Ctx, item: m.Item, role: str, grid: sheets.Grid, tab: m.Tab) -> s.Spreadsheet:
+    sheets.save(ctx.session, item, grid, (ctx.now, ctx.world.timezone), tab.sheet_id)
     store.touch(ctx, item)
-    store.add_revision(ctx.session, item, ctx.actor, ctx.now, sheets.to_json(grid))
-    return spreadsheet(ctx, item, role)
+    store.add_revision(ctx.session, item, ctx.actor, ctx.now, sheets.snapshot(ctx.session, item.id))
+    return spreadsheet(ctx, item, role, tab=tab)
 
 
 @ops.write
-def update_cells(ctx: Ctx, file_id: int, cells: dict[str, s.CellInput]) -> s.Spreadsheet:
+def update_cells(ctx: Ctx, file_id: int, cells: dict[str, s.CellInput], tab: str | None = None) -> s.Spreadsheet:
     """Set cells of a spreadsheet to values or formulas; an empty value clears a cell.
 
     Args:
         file_id: Id of the spreadsheet.
-        cells: Cell reference to new content, e.g. {"B4": 1200, "B5": "=SUM(B2:B4)", "C1": "Notes"}.
+        cells: Cell reference to new content, e.g. {"B4": 1200, "B5": "=SUM(B2:B4)", "C1": "Notes"}; a formula
+            may read another tab, e.g. "='Q1 Plan'!B9".
+        tab: The tab's name, e.g. 'Q1 Plan'; the first tab when left empty.
     """
     item, role = editable(ctx, file_id, "spreadsheet")
     if not cells:
         raise Invalid("cells: give at least one cell to set", field="cells")
-    grid = sheets.load(ctx.session, item.id)
+    found = sheets.find_tab(ctx.session, item.id, tab)
+    grid = sheets.load(ctx.session, item.id, found.sheet_id)
     for ref, value in cells.items():
         place = parse_ref(ref)
         if place is None:
             raise Invalid(f"cells: {ref!r} is not a cell reference like B4", field="cells")
         grid[place] = sheets.input_text(value)
-    return _save_grid(ctx, item, role, {k: v for k, v in grid.items() if v != ""})
+    return _save_grid(ctx, item, role, {k: v for k, v in grid.items() if v != ""}, found)
 
 
 @ops.write
-def update_range(ctx: Ctx, file_id: int, range: str, values: list[list[s.CellInput]]) -> s.Spreadsheet:
+def update_range(ctx: Ctx, file_id: int, range: str, values: list[list[s.CellInput]],
+                 tab: str | None = None) -> s.Spreadsheet:
     """Write a block of rows into a spreadsheet: from a top-left cell ('B2'), or exactly filling a range ('B2:D4').
 
     Args:
@@ -148,11 +167,14 @@ def update_range(ctx: Ctx, file_id: int, range: str, values: list[list[s.CellInp
         range: The top-left cell, or the whole range the values must fill exactly (a whole column 'B:B' or
             row '2:2' is filled from its start as far as the values go).
         values: Rows of values or formulas; an empty value clears its cell.
+        tab: The tab's name, e.g. 'Q1 Plan' (or name it in the range: 'Q1 Plan'!B2); the first tab when left empty.
     """
     item, role = editable(ctx, file_id, "spreadsheet")
     if not values or not any(values):
         raise Invalid("values: give at least one row of values", field="values")
     width = max(len(row) for row in values)
+    found, within = _tab_and_range(ctx, item, tab, range)
+    range = within or range
     r1, c1, r2, c2 = sheets.parse_range(range)
     if sheets.is_open(range):   # an open end reaches as far as the values do
         r1, c1, r2, c2 = sheets.parse_range(range, ends=(r1 + len(values) - 1, c1 + width - 1))
@@ -161,25 +183,27 @@ def update_range(ctx: Ctx, file_id: int, range: str, values: list[list[s.CellInp
                       f"({r2 - r1 + 1} row(s) of {c2 - c1 + 1})", field="values")
     if parse_ref(sheets.ref_name(r1 + len(values) - 1, 1)) is None or parse_ref(sheets.ref_name(1, c1 + width - 1)) is None:
         raise Invalid("values: the block runs off the sheet", field="values")
-    grid = sheets.load(ctx.session, item.id)
+    grid = sheets.load(ctx.session, item.id, found.sheet_id)
     for i, row in enumerate(values):
         for j, value in enumerate(row):
             grid[(r1 + i, c1 + j)] = sheets.input_text(value)
-    return _save_grid(ctx, item, role, {k: v for k, v in grid.items() if v != ""})
+    return _save_grid(ctx, item, role, {k: v for k, v in grid.items() if v != ""}, found)
 
 
 @ops.write
-def append_rows(ctx: Ctx, file_id: int, rows: list[list[s.CellInput]]) -> s.Spreadsheet:
+def append_rows(ctx: Ctx, file_id: int, rows: list[list[s.CellInput]], tab: str | None = None) -> s.Spreadsheet:
     """Add rows below the last non-empty row of a spreadsheet, starting in column A.
 
     Args:
         file_id: Id of the spreadsheet.
         rows: Rows of values or formulas.
+        tab: The tab's name, e.g. 'Q1 Plan'; the first tab when left empty.
     """
     item, role = editable(ctx, file_id, "spreadsheet")
     if not rows or not any(rows):
         raise Invalid("rows: give at least one row", field="rows")
-    grid = sheets.load(ctx.session, item.id)
+    found = sheets.find_tab(ctx.session, item.id, tab)
+    grid = sheets.load(ctx.session, item.id, found.sheet_id)
     top = (max(r for r, _ in grid) + 1) if grid else 1
     grid.update(sheets.from_rows([[sheets.input_text(v) for v in row] for row in rows], top=top))
-    return _save_grid(ctx, item, role, grid)
+    return _save_grid(ctx, item, role, grid, found)

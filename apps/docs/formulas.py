@@ -5,7 +5,8 @@ parentheses are just a deep stack, not deep Python calls. Cells are evaluated in
 by an explicit depth-first walk, so a chain of thousands of cells needs no recursion either; a
 dependency back onto a cell still being evaluated is a cycle and shows ``#REF!``.
 
-References: ``B3``, ``$B$3``, ranges ``A1:C9``, whole columns ``B:B``, whole rows ``2:2`` and ``B2:B`` (B2
+References: ``B3``, ``$B$3``, another tab's ``Sheet2!A1`` or ``'Q1 Plan'!B2:B9`` (``Sheet.book`` finds the
+tab; a missing tab is #REF!), ranges ``A1:C9``, whole columns ``B:B``, whole rows ``2:2`` and ``B2:B`` (B2
 down), an open end reaching the sheet's last filled row or column. Operators (Excel's precedence): ``:``
 ranges, unary ``-``, ``%``, ``^``, ``* /``, ``+ -``, ``&``,
 ``= <> < <= > >=``. The functions are in ``formula_functions.py``. Errors read as spreadsheets show
@@ -19,6 +20,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import datetime, timezone
+from typing import Callable
 
 from apps.docs.formula_functions import FUNCTIONS, LAZY, Area, DateValue, FormulaError, Value, binary, scalar
 
@@ -27,13 +29,16 @@ __all__ = ["FormulaError", "Sheet", "parse_number", "parse_ref", "ref_name", "co
 MAX_ROWS = 10_000
 MAX_COLS = 702  # A..ZZ
 MAX_RANGE = 100_000
+MAX_TAB_HOPS = 100  # nested reads from tab to tab (Sheet1!A1 -> Sheet2!A1 -> Sheet1!A2 ...) before #REF!
 
 _REF = re.compile(r"^\$?([A-Za-z]{1,3})\$?(\d+)$")
 _NUMBER = re.compile(r"^\s*(-?)\$?((\d{1,3}(,\d{3})+|\d+)(\.\d*)?|\.\d+)\s*(%?)\s*$")
 _DATE = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})\s*$")
 # Whole rows and columns as Google Sheets writes them: ``2:3``, ``B:D``, and ``B2:B`` (from B2 down).
 _LINES = r"\$?\d+:\$?\d+(?![\d.A-Za-z])|\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}(?![\w(])|\$?[A-Za-z]+\$?\d+:\$?[A-Za-z]{1,3}(?![\w(])"
-_TOKEN = re.compile(r'\s*(?:(' + _LINES + r')|(\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+)|("(?:[^"]|"")*")'
+# Another tab's cell or range: ``Sheet2!A1``, ``'Q1 Plan'!B2:B9`` (a quote in a quoted name doubled).
+_TAB = r"(?:'(?:[^']|'')+'|[A-Za-z_][A-Za-z0-9_]*)!(?:" + _LINES + r"|\$?[A-Za-z]+\$?\d+(?::\$?[A-Za-z]+\$?\d+)?)"
+_TOKEN = re.compile(r'\s*(?:(' + _TAB + r')|(' + _LINES + r')|(\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+)|("(?:[^"]|"")*")'
                     r"|(\$?[A-Za-z]+\$?\d+(?::\$?[A-Za-z]+\$?\d+)?)|([A-Za-z_][A-Za-z0-9_.]*)"
                     r"|(<=|>=|<>|[-+*/^&%=<>(),:]))")
 _BINARY = {"=": 1, "<>": 1, "<": 1, "<=": 1, ">": 1, ">=": 1, "&": 2, "+": 3, "-": 3, "*": 4, "/": 4, "^": 5}
@@ -138,7 +143,21 @@ def _range(token: str) -> tuple:
     return ("bad", token)
 
 
+def tab_of(token: str) -> tuple[str, str] | None:
+    """``'Q1 Plan'!B2:B9`` to (``Q1 Plan``, ``B2:B9``); None when the reference names no tab."""
+    if "!" not in token or token[0] == '"':
+        return None
+    name, _, ref = token.rpartition("!")
+    if len(name) > 1 and name[0] == name[-1] == "'":
+        name = name[1:-1].replace("''", "'")
+    return name, ref
+
+
 def _atom(token: str) -> tuple:
+    other = tab_of(token)
+    if other is not None:
+        found = _atom(other[1])
+        return ("xarea", other[0], *found[1:]) if found[0] == "area" else ("bad", token)
     if ":" in token and token[0] != '"':
         return _range(token)
     if token[0].isdigit() or token[0] == ".":
@@ -230,20 +249,42 @@ def _close(token: str, out: list, stack: list, prev: str) -> None:
 class Sheet:
     """The typed inputs of one sheet, evaluated on demand, each cell once, in dependency order."""
 
-    def __init__(self, inputs: dict[tuple[int, int], str], now: datetime | None = None, tz: str = "UTC"):
+    def __init__(self, inputs: dict[tuple[int, int], str], now: datetime | None = None, tz: str = "UTC",
+                 book: Callable[[str], "Sheet | None"] | None = None, shared: dict | None = None):
         self.inputs = inputs
+        self.book = book   # the spreadsheet's other tabs by name (``Sheet2!A1``); None for a lone sheet
+        self._shared = shared if shared is not None else {"cycle": False, "depth": 0}   # one per spreadsheet
         self.now = now or datetime(1970, 1, 1, tzinfo=timezone.utc)
         self.tz = tz
         self._done: dict[tuple[int, int], Value] = {}
         self._steps: dict[tuple[int, int], list[tuple] | FormulaError] = {}
         self._busy: set[tuple[int, int]] = set()
         self.areas: dict[tuple[int, int, int, int], list[list[Value]]] = {}  # values of ranges read so far
-        self.saw_cycle = False
         self._filled: dict[tuple[int, int, int, int], list[tuple[int, int]]] = {}
         self._extent: tuple[int, int] | None = None   # the last filled row and column (``_bounds``)
 
+    @property
+    def saw_cycle(self) -> bool:
+        """Whether a read met a cell still being evaluated, on any tab of the spreadsheet."""
+        return bool(self._shared["cycle"])
+
+    @saw_cycle.setter
+    def saw_cycle(self, seen: bool) -> None:
+        self._shared["cycle"] = seen
+
     def value(self, row: int, col: int) -> Value:
-        """The cell's value (number, text, bool, date, None when empty), or the ``FormulaError`` it shows."""
+        """The cell's value (number, text, bool, date, None when empty), or the ``FormulaError`` it shows.
+        A read through another tab nests (each tab walks its own cells without recursion): past
+        ``MAX_TAB_HOPS`` nested reads between tabs a cell shows #REF!."""
+        if self._shared["depth"] >= MAX_TAB_HOPS:
+            return FormulaError("#REF!", f"more than {MAX_TAB_HOPS} references from tab to tab in a chain")
+        self._shared["depth"] += 1
+        try:
+            return self._walk(row, col)
+        finally:
+            self._shared["depth"] -= 1
+
+    def _walk(self, row: int, col: int) -> Value:
         start = (row, col)
         todo = [(start, False)]
         while todo:
@@ -337,6 +378,8 @@ class Sheet:
                     stack.append(FormulaError("#REF!", "range too large"))
                 else:
                     stack.append(Area(self, r1, c1, r2, c2))
+            elif kind == "xarea":
+                stack.append(self._other(step[1], step[2:]))
             elif kind == "bad":
                 stack.append(FormulaError("#REF!", f"{step[1]} is not a cell of the sheet"))
             elif kind == "name":
@@ -351,6 +394,16 @@ class Sheet:
         if len(stack) != 1:
             return FormulaError("#ERROR!", "the formula does not parse")
         return stack[0]
+
+    def _other(self, name: str, bounds: tuple) -> Value:
+        """A range of another tab, read on demand from that tab's own sheet."""
+        other = self.book(name) if self.book else None
+        if other is None:
+            return FormulaError("#REF!", f"there is no tab named {name!r}")
+        r1, c1, r2, c2 = other._bounds(*bounds)
+        if (r2 - r1 + 1) * (c2 - c1 + 1) > MAX_RANGE:
+            return FormulaError("#REF!", "range too large")
+        return Area(other, r1, c1, r2, c2)
 
     def _call(self, name: str, args: list) -> Value:
         function = FUNCTIONS.get(name)

@@ -117,11 +117,23 @@ class Activity(SQLModel, table=True):
     at: datetime = field(description="When they last did", world=False)
 
 
+class Tab(SQLModel, table=True):
+    """A tab (sheet) of a spreadsheet. A spreadsheet with no rows here has one tab, 'Sheet1' (id 0): the rows
+    are written when its tabs are first added, renamed or moved (``apps.docs.tabs``)."""
+
+    __tablename__ = "docs_tab"
+    item_id: int = field(foreign_key="docs_item.id", primary_key=True, description="The spreadsheet", world=False)
+    sheet_id: int = field(primary_key=True, description="The tab's id, kept through renames and moves", world=False)
+    name: str = field(description="The tab's name, unique in its spreadsheet whatever the case")
+    position: int = field(description="Its place among the tabs, from 0", world=False)
+
+
 class Cell(SQLModel, table=True):
-    """One non-empty cell of a spreadsheet, as typed: a value, or a formula starting with '='."""
+    """One non-empty cell of a spreadsheet's tab, as typed: a value, or a formula starting with '='."""
 
     __tablename__ = "docs_cell"
     item_id: int = field(foreign_key="docs_item.id", primary_key=True, description="The spreadsheet", world=False)
+    tab: int = field(0, primary_key=True, description="The tab's sheet_id (0: the tab it was made with)", world=False)
     row: int = field(primary_key=True, description="1-based row")
     col: int = field(primary_key=True, description="1-based column (A is 1)")
     input: str = field(description="What was typed: a value, or a formula starting with '='")
@@ -163,7 +175,7 @@ class Mention(SQLModel, table=True):
     person: str = field(primary_key=True, index=True, description="Who the comment mentions")
 
 
-TABLES: list[type[SQLModel]] = [Drive, DriveMember, Item, Permission, Star, Activity, Cell, Revision, Comment,
+TABLES: list[type[SQLModel]] = [Drive, DriveMember, Item, Permission, Star, Activity, Tab, Cell, Revision, Comment,
                                 Mention]
 
 # Full-text index over names and bodies.

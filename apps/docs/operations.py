@@ -96,7 +96,8 @@ def get_file(ctx: Ctx, file_id: int) -> Wire[s.FileDetail]:
 @ops.read
 def read_file(ctx: Ctx, file_id: int) -> Wire[s.FileContent]:
     """Read a file's content as plain text: a document's Markdown, a spreadsheet as CSV of its values
-    (formulas evaluated), an uploaded text file as is; other uploads come back base64-encoded.
+    (formulas evaluated; with several tabs, each under a '# <tab name>' line), an uploaded text file as is; other
+    uploads come back base64-encoded.
 
     Args:
         file_id: Id of the file.

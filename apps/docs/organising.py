@@ -160,9 +160,9 @@ def copy(ctx: Ctx, file_id: int, name: str | None = None, folder_id: int | None 
                             body=item.body, content=item.content)
     copied.size = item.size
     if item.kind == "spreadsheet":
-        grid = sheets.load(ctx.session, item.id)
-        sheets.save(ctx.session, copied, grid, (ctx.now, ctx.world.timezone))
-        store.add_revision(ctx.session, copied, ctx.actor, ctx.now, sheets.to_json(grid))
+        snapshot = sheets.snapshot(ctx.session, item.id)   # every tab, as Sheets' "Make a copy" does
+        sheets.restore(ctx.session, copied, snapshot, (ctx.now, ctx.world.timezone))
+        store.add_revision(ctx.session, copied, ctx.actor, ctx.now, snapshot)
     elif item.kind == "document":
         store.add_revision(ctx.session, copied, ctx.actor, ctx.now, item.body)
     return store.summary(ctx.session, copied, ctx.actor)
@@ -252,8 +252,8 @@ def delete_forever(ctx: Ctx, file_id: int) -> s.Removed:
     comments = select(m.Comment.id).where(col(m.Comment.item_id).in_(ids))
     ctx.session.exec(delete(m.Mention).where(col(m.Mention.comment_id).in_(comments)))
     ctx.session.exec(delete(m.Comment).where(col(m.Comment.item_id).in_(ids), col(m.Comment.parent_id).is_not(None)))
-    tables: tuple[type[m.Comment | m.Revision | m.Cell | m.Permission | m.Star | m.Activity], ...] = (
-        m.Comment, m.Revision, m.Cell, m.Permission, m.Star, m.Activity)
+    tables: tuple[type[m.Comment | m.Revision | m.Cell | m.Tab | m.Permission | m.Star | m.Activity], ...] = (
+        m.Comment, m.Revision, m.Cell, m.Tab, m.Permission, m.Star, m.Activity)
     for table in tables:
         ctx.session.exec(delete(table).where(col(table.item_id).in_(ids)))
     for node in reversed(doomed):

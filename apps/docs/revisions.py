@@ -60,7 +60,7 @@ def get_revision(ctx: Ctx, file_id: int, revision_number: int) -> s.RevisionCont
     """
     item, _, revisions = _history(ctx, file_id, "see its version history")
     revision = _pick(revisions, revision_number)
-    content = revision.content if item.kind == "document" else sheets.inputs_csv(sheets.from_json(revision.content))
+    content = revision.content if item.kind == "document" else _inputs(revision.content)
     return s.RevisionContent(**_info(revision, revisions[-1].number), file_id=item.id, content=content)
 
 
@@ -77,9 +77,16 @@ def restore_revision(ctx: Ctx, file_id: int, revision_number: int) -> s.FileCont
     revision = _pick(revisions, revision_number)
     if item.kind == "document":
         return editing.save_text(ctx, item, role, revision.content)
-    grid = sheets.from_json(revision.content)
-    sheets.save(ctx.session, item, grid, (ctx.now, ctx.world.timezone))
+    sheets.restore(ctx.session, item, revision.content, (ctx.now, ctx.world.timezone))
     store.touch(ctx, item)
     saved = store.add_revision(ctx.session, item, ctx.actor, ctx.now, revision.content)
     return s.FileContent(file=store.summary(ctx.session, item, ctx.actor, role), encoding="text",
                          content=item.body, revision=saved.number)
+
+
+def _inputs(content: str) -> str:
+    """A spreadsheet revision as CSV of what was typed: with several tabs, each under '# name'."""
+    tabs = sheets.tab_grids(content)
+    if len(tabs) == 1:
+        return sheets.inputs_csv(tabs[0][1])
+    return "\n".join(f"# {name}\n{sheets.inputs_csv(grid)}" for name, grid in tabs)

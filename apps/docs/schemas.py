@@ -85,6 +85,8 @@ class CellInfo(Strict):
 
 class Spreadsheet(Strict):
     file: FileSummary
+    tab: str = Field(description="The tab read, e.g. Sheet1")
+    tabs: list[str] = Field(description="Every tab of the spreadsheet, in order")
     range: str = Field(description="The range returned, e.g. A1:D12")
     rows: list[list[CellValue]] = Field(description="Values row by row, formulas evaluated")
     cells: list[CellInfo] = Field(description="Every non-empty cell of the range, with its input")

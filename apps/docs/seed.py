@@ -131,18 +131,31 @@ class _Seeder:
             return
         for earlier in source.revisions:
             self._revision(item, earlier.by, earlier.at, earlier.text, earlier.rows)
-        self._revision(item, item["modified_by"], item["modified_at"], source.text, source.rows)
         if kind == "spreadsheet":
-            grid = sheets.from_rows(source.rows or [])
-            for (r, c), text in sorted(grid.items()):
-                self.add(m.Cell, item_id=item["id"], row=r, col=c, input=text)
-            item["body"] = sheets.values_csv(grid, (self.info.now_utc, self.info.timezone))
+            self._tabs(item, source)
         else:
+            self._revision(item, item["modified_by"], item["modified_at"], source.text, source.rows)
             item["body"] = source.text or ""
         item["size"] = len(item["body"].encode())
 
-    def _revision(self, item: Row, by: str, at: datetime, text: str | None, rows: list[list[str]] | None) -> None:
-        content = (text or "") if item["kind"] == "document" else sheets.to_json(sheets.from_rows(rows or []))
+    def _tabs(self, item: Row, source: Item) -> None:
+        """A spreadsheet's tabs and cells (one implied 'Sheet1' unless the world names tabs), its current
+        revision every tab's cells, and its text every tab's values."""
+        named = [(name, sheets.from_rows(rows)) for name, rows in source.named_tabs()]
+        plain = source.tab is None and not source.tabs
+        for sheet_id, (name, grid) in enumerate(named):
+            if not plain:
+                self.add(m.Tab, item_id=item["id"], sheet_id=sheet_id, name=name, position=sheet_id)
+            for (r, c), text in sorted(grid.items()):
+                self.add(m.Cell, item_id=item["id"], tab=sheet_id, row=r, col=c, input=text)
+        content = sheets.to_json(named[0][1]) if plain else sheets.tabs_json(named)
+        self._revision(item, item["modified_by"], item["modified_at"], None, None, content)
+        item["body"] = sheets.Book.of(named, (self.info.now_utc, self.info.timezone)).text()
+
+    def _revision(self, item: Row, by: str, at: datetime, text: str | None, rows: list[list[str]] | None,
+                  content: str | None = None) -> None:
+        if content is None:
+            content = (text or "") if item["kind"] == "document" else sheets.to_json(sheets.from_rows(rows or []))
         number = self.revisions[item["id"]] = self.revisions.get(item["id"], 0) + 1
         self.add(m.Revision, item_id=item["id"], number=number, author=by, created_at=at, content=content)
         self._activity(item["id"], by, at)

@@ -20,6 +20,9 @@ An item::
       anyone: viewer                 # anyone in the organisation
       starred_by: [dana@acme.test]
       revisions: [{by: ravi@acme.test, at: 2026-02-03T09:00:00, source: files/globex-renewal.v1.md}]
+      tab: Forecast                  # a spreadsheet's first tab's name (Sheet1 when left out), its cells the item's
+      tabs: [{name: Q1 Plan, source: files/q1-plan.csv}]   # more tabs, in order (or rows: inline); a formula
+                                     # reads one as 'Q1 Plan'!B2:B9
       comments: [{by, at, text, quote, resolved_by, resolved_at, replies: [{by, at, text}]}]
 
 ``revisions`` are the earlier versions, oldest first; the current content is the last revision.
@@ -72,6 +75,14 @@ class Revision(Strict):
     rows: list[list[str]] | None = None
 
 
+class Tab(Strict):
+    """A spreadsheet's tab after its first (the first's cells are the item's ``source`` or ``rows``)."""
+
+    name: str
+    source: str | None = None
+    rows: list[list[str]] | None = None
+
+
 class SharedDrive(Strict):
     name: str
     members: dict[str, str]
@@ -99,7 +110,13 @@ class Item(Strict):
     starred_by: list[str] = Field(default_factory=list)
     comments: list[Comment] = Field(default_factory=list)
     revisions: list[Revision] = Field(default_factory=list)
+    tab: str | None = None
+    tabs: list[Tab] = Field(default_factory=list)
     file: str = ""
+
+    def named_tabs(self) -> list[tuple[str, list[list[str]]]]:
+        """A spreadsheet's tabs as (name, rows), the first being the item's own cells."""
+        return [(self.tab or "Sheet1", self.rows or []), *((t.name, t.rows or []) for t in self.tabs)]
 
 
 class DocsData(Strict):
@@ -208,6 +225,9 @@ def _with_content(folder: Path, item: Item, problems: list[str], place: str) -> 
         if revision.source and item.type in ("document", "spreadsheet"):
             found = _read_source(folder, item, revision.source, item.type, problems, place)
             revision.rows, revision.text = (found, None) if item.type == "spreadsheet" else (None, found)
+    for tab in item.tabs:
+        if tab.source and item.type == "spreadsheet":
+            tab.rows = _read_source(folder, item, tab.source, "spreadsheet", problems, place)
     return item
 
 
@@ -240,10 +260,14 @@ def _item_yaml(item: Item, folder: Path) -> dict:
             _write_content(folder / revision.source, revision)
             raw.pop("text", None)
             raw.pop("rows", None)
+    for tab, raw in zip(item.tabs, data.get("tabs", [])):
+        if tab.source:
+            _write_content(folder / tab.source, tab)
+            raw.pop("rows", None)
     return data
 
 
-def _write_content(path: Path, holder: Item | Revision) -> None:
+def _write_content(path: Path, holder: Item | Revision | Tab) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     content = getattr(holder, "content", None)
     if content is not None:
@@ -253,7 +277,7 @@ def _write_content(path: Path, holder: Item | Revision) -> None:
         csv.writer(buffer, lineterminator="\n").writerows(holder.rows)
         path.write_text(buffer.getvalue(), encoding="utf-8")
     else:
-        path.write_text(holder.text or "", encoding="utf-8")
+        path.write_text(getattr(holder, "text", None) or "", encoding="utf-8")
 
 
 class DocsSection:

@@ -79,6 +79,7 @@ class Checker:
         if (item.modified or item.created) < item.created:
             self.problems.append(f"{where}: modified before it was created")
         self._history(where, item)
+        self._tabs(where, item)
         for comment in item.comments:
             self._comment(where, item, comment)
 
@@ -92,6 +93,22 @@ class Checker:
             last = revision.at
             if revision.text is None and revision.rows is None:
                 self.problems.append(f"{where}: revision at {revision.at.isoformat()} has no source, text or rows")
+
+    def _tabs(self, where: str, item: Item) -> None:
+        """A spreadsheet's tabs: names given, unique whatever the case (as Sheets requires); only sheets have tabs."""
+        if (item.tabs or item.tab is not None) and item.type != "spreadsheet":
+            self.problems.append(f"{where}: {item.name!r} is a {item.type}: only a spreadsheet has tabs")
+            return
+        seen: set[str] = set()
+        for name, _ in item.named_tabs() if item.type == "spreadsheet" else []:
+            if not name.strip() or len(name) > 100:
+                self.problems.append(f"{where}: a tab's name has 1 to 100 characters")
+            elif name.strip().lower() in seen:
+                self.problems.append(f"{where}: two tabs are named {name!r} (names are unique whatever the case)")
+            seen.add(name.strip().lower())
+        for tab in item.tabs:
+            if tab.rows is None:
+                self.problems.append(f"{where}: tab {tab.name!r} has no source or rows")
 
     def _comment(self, where: str, item: Item, comment: Comment) -> None:
         for who, text, at in [(comment.by, comment.text, comment.at), *((r.by, r.text, r.at) for r in comment.replies)]:

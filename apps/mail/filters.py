@@ -35,6 +35,28 @@ def query(f: m.Filter) -> str:
     return " ".join(p for p in parts if p)
 
 
+def filter_problems(info, owner: str, box, found) -> list[str]:
+    """What is wrong with a world's filter (``records.MailFilter``) of ``owner``'s mailbox ``box``, as
+    ``create_filter`` would refuse it: no criterion or action, a label they lack, forwarding outside the
+    company or to themselves, a search Gmail cannot read."""
+    values = found.model_dump()
+    problems = []
+    if not any(values[k] for k in _CRITERIA):
+        problems.append(f"give at least one criterion ({', '.join(_CRITERIA)})")
+    if not any(values[k] for k in _ACTIONS):
+        problems.append(f"give at least one action ({', '.join(_ACTIONS)})")
+    if values["label"] and values["label"].lower() not in {name.lower() for name in box.labels}:
+        problems.append(f"label {values['label']!r} is not in their labels")
+    forward = (values["forward_to"] or "").strip().lower()
+    if forward and (forward not in {p.email for p in info.people} or forward == owner):
+        problems.append(f"forward_to {forward} is not a colleague of theirs (filters forward within the company)")
+    try:
+        compile_query(query(m.Filter(owner=owner, **values)), owner, info.now_utc, info.timezone)
+    except Invalid as exc:
+        problems.append(f"its criteria do not read as a Gmail search: {exc}")
+    return problems
+
+
 def matching(ctx: Ctx, owner: str, f: m.Filter, entry_ids: list[int] | None) -> list[int]:
     """The owner's entries (among ``entry_ids``, or all) the filter's search finds, oldest first."""
     q = compile_query(query(f), owner, ctx.now, ctx.world.timezone)

@@ -31,11 +31,17 @@ class MailMessage(_Fields):  # type: ignore[misc,valid-type]
     draft: bool = Field(False, description="A draft in its sender's mailbox, not delivered (X-Draft: yes)")
 
 
+class MailFilter(derive(m.Filter, "world", "MailFilterFields")):  # type: ignore[misc]
+    """A filter of the mailbox (criteria and actions as ``create_filter`` takes them): it acts on mail that
+    arrives during an episode; the world's own mail is as the files and labels say."""
+
+
 class Mailbox(Strict):
-    """Per-person mailbox state from ``mail/mailboxes.yaml``: user labels and labels on messages."""
+    """Per-person mailbox state from ``mail/mailboxes.yaml``: user labels, labels on messages and filters."""
 
     labels: list[str] = Field(default_factory=list, description=m.Label.model_fields["name"].description)
     messages: dict[str, list[str]] = Field(default_factory=dict, description="Labels by Message-ID")
+    filters: list[MailFilter] = Field(default_factory=list, description="Filters, in the order they were made")
 
 
 class MailData(Strict):

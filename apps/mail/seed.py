@@ -114,6 +114,14 @@ class _Rows:
 
     def _apply_mailbox(self, owner: str, box: Mailbox) -> None:
         self.rows[m.Label] += [(self._next(m.Label) + i, owner, name) for i, name in enumerate(box.labels)]
+        columns = [column.name for column in getattr(m.Filter, "__table__").columns]
+        named = {name.lower(): name for name in box.labels}
+        for found in box.filters:
+            values = {k: (v.strip() or None) if isinstance(v, str) else v for k, v in found.model_dump().items()}
+            values.update(owner=owner, id=self._next(m.Filter))
+            values["label"] = named.get((values["label"] or "").lower(), values["label"])
+            values["forward_to"] = (values["forward_to"] or "").strip().lower() or None
+            self.rows[m.Filter].append(tuple(values[c] for c in columns))
         for rfc_id, labels in box.messages.items():
             entry = self.entry_of.get((owner, self.by_rfc[rfc_id]))
             if entry is None:

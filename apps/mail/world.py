@@ -3,7 +3,10 @@ written back the same bytes, and generated at any size.
 
     mail/<thread>/<n>.eml       one message per file (``apps.mail.eml``)
     mail/attachments/<name>     files named by a message's ``X-Attachment: <name>`` headers
-    mail/mailboxes.yaml         per person: user labels, and labels on messages (by Message-ID)
+    mail/mailboxes.yaml         per person: user labels, labels on messages (by Message-ID), and filters:
+                                  filters: [{sender: billing@globex.example, label: Clients/Globex, archive: true}]
+                                  (criteria and actions as create_filter takes them; they act on mail arriving
+                                  during an episode, as a filter made then does)
 
 Every address a message names is declared (``addresses``) for the loader to check against the world's
 people and outsiders. ``writings`` gives the messages' own words to the cross-app checks
@@ -21,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 from pydantic import BaseModel, ValidationError
 
 from apps.mail import eml
+from apps.mail.filters import filter_problems
 from apps.mail.models import SYSTEM_LABELS
 from apps.mail.records import Mailbox, MailData, MailMessage
 from worlds.lines import Lines, pydantic_problems, read_yaml
@@ -183,6 +187,9 @@ def _check_mailboxes(info: WorldInfo, mail: MailData, ids: dict, lines: Lines, p
                 problems.append(f"{at}: {owner}: message {mid} ({message.source}) is not in their mailbox")
             problems.extend(f"{at}: {owner}: label {label!r} is neither a system label nor in their labels"
                             for label in labels if label not in usable)
+        for i, found in enumerate(box.filters):
+            problems.extend(f"{lines.at(_BOXES, (owner, 'filters', i))}: {owner}: filter {i + 1}: {problem}"
+                            for problem in filter_problems(info, owner, box, found))
 
 
 def _holders(message: MailMessage) -> set[str]:

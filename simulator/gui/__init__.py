@@ -4,6 +4,7 @@
     /episodes/{id}/gui/mail      Gmail-like mail          (simulator/gui/mail.py)
     /episodes/{id}/gui/crm       Salesforce-like CRM      (simulator/gui/crm.py)
     /episodes/{id}/gui/docs      Drive-like docs          (simulator/gui/docs.py)
+    /episodes/{id}/gui/calendar  Google-Calendar-like     (simulator/gui/calendar.py)
     /episodes/{id}/gui/task      the final answer         (simulator/gui/task.py)
 
 Templates live with each app (``apps/<app>/templates``); the layout in ``simulator/gui/templates``.
@@ -16,16 +17,18 @@ from fastapi import APIRouter, FastAPI, Request
 
 BLURBS = {"mail": "Inbox, labels, search, compose", "crm": "Accounts, leads, opportunities, cases",
           "docs": "My Drive, shared files, documents and sheets",
+          "calendar": "Your week, events, guests and invitations",
           "task": "Give your final answer when you are done"}
 
 
 def mount_gui(api: FastAPI, store, operations) -> None:
     """Serve the GUI of every app of ``store`` that has pages, on ``api``. The pages (and jinja2) are imported
     here, not with this package: the gateway mounts them when a GUI path is first asked for."""
-    from simulator.gui import crm, docs, mail, task
+    from simulator.gui import calendar, crm, docs, mail, task
     from simulator.gui.page import Gui, GuiRoute
 
-    pages = {"mail": mail.router, "crm": crm.router, "docs": docs.router, "task": task.router}
+    pages = {"mail": mail.router, "crm": crm.router, "docs": docs.router, "calendar": calendar.router,
+             "task": task.router}
     api.state.gui = Gui(store, operations, with_pages=pages)
     home = APIRouter(route_class=GuiRoute)
 

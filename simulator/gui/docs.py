@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Request
 
@@ -79,11 +80,12 @@ def create(request: Request, episode_id: str, form=Depends(form_data)):
     return see_other(f"{_home(episode)}/{where}/{step.result['id']}?done=Created {step.result['name']}")
 
 
-def _file_page(request, gui, episode, file_id: int, status: int = 200, errors: dict | None = None, **extra):
+def _file_page(request, gui, episode, file_id: int, status: int = 200, errors: dict | None = None, tab: str = "",
+               **extra):
     detail = gui.read(episode, "docs", "get_file", file_id=file_id)
     context = {"file": detail, "errors": errors or {}, "active": "", **extra}
     if detail["type"] == "spreadsheet":
-        context["sheet"] = gui.read(episode, "docs", "get_spreadsheet", file_id=file_id)
+        context["sheet"] = gui.read(episode, "docs", "get_spreadsheet", file_id=file_id, tab=tab or None)
         context["grid"] = _grid(context["sheet"])
     elif detail["type"] in ("document", "file"):
         context["content"] = gui.read(episode, "docs", "read_file", file_id=file_id)
@@ -106,15 +108,15 @@ def _grid(sheet: dict) -> dict:
 
 
 @router.get("/files/{file_id}", include_in_schema=False)
-def file_page(request: Request, episode_id: str, file_id: int, cell: str = ""):
+def file_page(request: Request, episode_id: str, file_id: int, cell: str = "", tab: str = ""):
     gui, episode = _gui(request)
-    return _file_page(request, gui, episode, file_id, cell=cell.upper())
+    return _file_page(request, gui, episode, file_id, cell=cell.upper(), tab=tab)
 
 
-def _after(episode, file_id: int, step, done: str, request, gui, **extra):
+def _after(episode, file_id: int, step, done: str, request, gui, tab: str = "", **extra):
     if step.error:
-        return _file_page(request, gui, episode, file_id, 422, errors_of(step), **extra)
-    return see_other(f"{_home(episode)}/files/{file_id}?done={done}")
+        return _file_page(request, gui, episode, file_id, 422, errors_of(step), tab=tab, **extra)
+    return see_other(f"{_home(episode)}/files/{file_id}?{urlencode({'done': done, **({'tab': tab} if tab else {})})}")
 
 
 @router.post("/files/{file_id}/text", include_in_schema=False)
@@ -138,8 +140,28 @@ def set_cell(request: Request, episode_id: str, file_id: int, form=Depends(form_
     ref = (form_value(form, "ref") or "").upper()
     if not ref:
         return _file_page(request, gui, episode, file_id, 422, {"ref": "ref: pick a cell, e.g. B2"})
-    step = gui.call(episode, "docs", "update_cells", file_id=file_id, cells={ref: _cell_input(form.get("input", ""))})
-    return _after(episode, file_id, step, f"{ref} updated", request, gui, cell=ref)
+    tab = form_value(form, "tab") or ""
+    step = gui.call(episode, "docs", "update_cells", file_id=file_id, cells={ref: _cell_input(form.get("input", ""))},
+                    tab=tab or None)
+    return _after(episode, file_id, step, f"{ref} updated", request, gui, cell=ref, tab=tab)
+
+
+@router.post("/files/{file_id}/tabs", include_in_schema=False)
+def tab_action(request: Request, episode_id: str, file_id: int, form=Depends(form_data)):
+    """A spreadsheet's tabs: add one, or rename or delete the tab shown (``docs.add_tab``/``rename_tab``/
+    ``delete_tab``)."""
+    gui, episode = _gui(request)
+    action, tab, name = form.get("action", "add"), form_value(form, "tab"), form_value(form, "name")
+    if action == "add":
+        step = gui.call(episode, "docs", "add_tab", file_id=file_id, name=name)
+    elif action == "rename":
+        step = gui.call(episode, "docs", "rename_tab", file_id=file_id, tab=tab, new_name=name)
+    elif action == "delete":
+        step = gui.call(episode, "docs", "delete_tab", file_id=file_id, tab=tab)
+    else:
+        return _file_page(request, gui, episode, file_id, 422, {"": f"action: {str(action)[:40]!r} is not offered here"})
+    shown = step.result["tab"] if step.result else (tab or "")
+    return _after(episode, file_id, step, f"Tab {action}", request, gui, tab=shown)
 
 
 @router.post("/files/{file_id}/act", include_in_schema=False)

@@ -7,7 +7,17 @@ import typing
 from datetime import date, datetime
 from typing import Any, Literal
 
+from starlette.datastructures import FormData
+
 from simulator.gui.page import form_value
+
+
+def lf_lines(form: FormData) -> FormData:
+    """The form with every text value's line endings as LF. Browsers submit a text area's lines ending in CRLF
+    (the HTML standard's form encoding); Gmail, Salesforce and Google Docs store what was typed with LF, as the
+    other surfaces do, so a body typed in the GUI is the same text as one sent over MCP. Uploads are untouched."""
+    return FormData([(k, v.replace("\r\n", "\n").replace("\r", "\n") if isinstance(v, str) else v)
+                     for k, v in form.multi_items()])
 
 
 def _inner(annotation: Any) -> Any:

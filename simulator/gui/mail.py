@@ -7,6 +7,7 @@ import base64
 from anyio import to_thread
 from fastapi import APIRouter, Depends, Request
 
+from simulator.gui.forms import lf_lines
 from simulator.gui.page import GuiRoute, download, errors_of, form_ids, form_value, see_other, split_addresses, within
 
 router = APIRouter(route_class=GuiRoute)
@@ -18,7 +19,8 @@ PAGE = 50
 
 
 async def form_data(request: Request):
-    return await request.form()
+    """The submitted form, text with LF line endings (``forms.lf_lines``)."""
+    return lf_lines(await request.form())
 
 
 def _gui(request: Request):

@@ -141,6 +141,10 @@ def examples(f: dict) -> dict[str, dict]:
         "docs_update_cells": {"file_id": f["sheet"], "cells": {"Z1": 5}},
         "docs_update_range": {"file_id": f["sheet"], "range": "Y1:Y2", "values": [[1], [2]]},
         "docs_append_rows": {"file_id": f["sheet"], "rows": [["x", 1]]},
+        "docs_add_tab": {"file_id": f["sheet"], "name": "Extra", "index": 0},
+        "docs_rename_tab": {"file_id": f["sheet"], "tab": "Prepared tab", "new_name": "Renamed tab"},
+        "docs_delete_tab": {"file_id": f["sheet"], "tab": "Prepared tab"},
+        "docs_move_tab": {"file_id": f["sheet"], "tab": "Prepared tab", "index": 0},
         "docs_list_revisions": {"file_id": f["document"]},
         "docs_get_revision": {"file_id": f["document"], "revision_number": f["revision"]},
         "docs_restore_revision": {"file_id": f["document"], "revision_number": f["revision"]},
@@ -248,6 +252,7 @@ def prepare(control: httpx.Client, episode: dict) -> dict:
     trashed_file = call("docs_create_document", name="To trash", text="bye")
     call("docs_trash", file_id=trashed_file["id"])
     sheet = call("docs_search", type="spreadsheet")["files"][0]
+    call("docs_add_tab", file_id=sheet["id"], name="Prepared tab")
     folder = call("docs_create_folder", name="Conformance folder")
     own = call("calendar_create_event", title="Prepared", start=LATER, end="2026-03-20T15:30:00Z",
                attendees=[colleague])

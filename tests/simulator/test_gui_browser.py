@@ -128,3 +128,58 @@ def test_a_sheet_recalculates_after_an_edit(user):
     expect(page.get_by_test_id("cell-D2")).to_have_text("120000")
     expect(page.get_by_test_id("cell-B4")).to_have_text("250000")
     assert gui_steps(url, episode_id, "update_cells")[0]["arguments"]["cells"] == {"B2": 200000}
+
+
+def test_a_user_creates_an_event_with_a_guest_in_the_week_view(user):
+    page, url, episode_id = user
+    page.get_by_test_id("nav-calendar").click()
+    expect(page.get_by_test_id("agenda-title")).to_have_text("Week of Mar 16, 2026")
+    page.get_by_test_id("new-event").click()
+    page.get_by_label("Title *").fill("Globex pricing call")
+    page.get_by_label("Start *").fill("2026-03-18T10:00")
+    page.get_by_label("End *").fill("2026-03-18T10:30")
+    page.get_by_label("Description").fill("Agenda:\nprices\nterms")
+    page.get_by_label("Guests (addresses, comma-separated)").fill("ravi@small.test")
+    page.get_by_test_id("save").click()
+    expect(page.get_by_test_id("event-title")).to_have_text("Globex pricing call")
+    expect(page.get_by_test_id("answer-ravi@small.test")).to_have_text("Awaiting")
+    page.get_by_test_id("view-week").click()
+    expect(page.get_by_test_id("day-2026-03-18").get_by_role("link", name="Globex pricing call")).to_be_visible()
+    made = gui_steps(url, episode_id, "create_event")
+    assert len(made) == 1 and made[0]["arguments"]["description"] == "Agenda:\nprices\nterms"   # LF, as typed
+    assert made[0]["arguments"]["attendees"] == ["ravi@small.test"]
+
+
+def test_a_user_answers_an_invitation(user):
+    page, url, episode_id = user
+    invite = httpx.post(f"{url}/v1/episodes/{episode_id}/call", headers=CONTROL, json={
+        "tool": "calendar_create_event", "as": "ravi@small.test", "arguments": {
+            "title": "Forecast sync", "start": "2026-03-17T14:00:00Z", "end": "2026-03-17T14:30:00Z",
+            "attendees": ["dana@small.test"]}}).json()["result"]
+    page.get_by_test_id("nav-calendar").click()
+    page.get_by_role("link", name="Forecast sync").click()
+    page.get_by_label("Note to the organizer").fill("Joining from the train")
+    page.get_by_test_id("respond-accepted").click()
+    expect(page.get_by_test_id("answer-dana@small.test")).to_have_text("Yes")
+    answer = gui_steps(url, episode_id, "respond")
+    assert answer[0]["arguments"] == {"event_id": invite["id"], "response": "accepted",
+                                      "comment": "Joining from the train"}
+
+
+def test_a_user_adds_a_tab_whose_formula_reads_the_first(user):
+    page, url, episode_id = user
+    page.get_by_test_id("nav-docs").click()
+    page.get_by_role("link", name="Sales").click()
+    page.get_by_role("link", name="Forecasts").click()
+    page.get_by_role("link", name="Pipeline forecast").click()
+    page.get_by_label("Tab name").fill("Q1 Plan")
+    page.get_by_test_id("tab-add").click()
+    expect(page.get_by_role("link", name="Q1 Plan")).to_have_attribute("aria-current", "page")
+    page.get_by_label("Cell", exact=True).fill("A1")
+    page.get_by_label("Cell content").fill("=Sheet1!B4/2")
+    page.get_by_label("Cell content").press("Enter")
+    expect(page.get_by_test_id("cell-A1")).to_have_text("117000")
+    page.get_by_role("link", name="Sheet1").click()
+    expect(page.get_by_test_id("cell-B4")).to_have_text("234000")
+    typed = gui_steps(url, episode_id, "update_cells")[0]["arguments"]
+    assert (typed["cells"], typed["tab"]) == ({"A1": "=Sheet1!B4/2"}, "Q1 Plan")

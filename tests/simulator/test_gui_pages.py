@@ -89,6 +89,17 @@ def test_a_reply_from_the_gui_is_the_same_step_as_from_any_surface(api, episode,
     assert sent["total"] == 1 and sent["messages"][0]["to"] == ["sam@globex.example"]
 
 
+def test_a_text_area_submitted_with_crlf_lines_is_stored_with_lf(api, episode, gui):
+    # Browsers submit a text area's lines ending in CRLF; Gmail keeps what was typed with LF, as MCP does.
+    api.post(gui + "/mail/compose", data={"mode": "reply", "message_id": "1", "body": "Line one\r\nLine two\rthree"},
+             follow_redirects=False)
+    reply = [s for s in steps(api, episode) if s["operation"] == "reply"]
+    assert reply[0]["arguments"]["body"] == "Line one\nLine two\nthree"
+    sent = call(api, episode, "mail", "search", query="in:sent").json()["messages"]
+    body = call(api, episode, "mail", "get_message", message_id=sent[0]["id"]).json()["body"]
+    assert "\r" not in body and "Line one\nLine two" in body
+
+
 def test_compose_shows_a_bad_address_next_to_the_field_and_keeps_what_was_typed(api, gui):
     response = api.post(gui + "/mail/compose", data={"to": "sam at globex", "subject": "Quote", "body": "Hi"})
     assert response.status_code == 422
@@ -180,3 +191,25 @@ def test_renaming_a_file_to_nothing_says_so_by_the_name(api, episode, gui):
     assert call(api, episode, "docs", "get_file", file_id=2).json()["name"] == "Renewal plan v2"
     refused = api.post(gui + "/docs/files/2/act", data={"action": "rename", "name": " "})
     assert refused.status_code == 422 and list(shown_errors(refused.text)) == ["name"]
+
+
+def test_a_sheet_shows_its_tabs_and_a_cell_typed_on_a_tab_lands_there(api, episode, gui):
+    added = api.post(gui + "/docs/files/5/tabs", data={"action": "add", "name": "Q1 Plan"}, follow_redirects=False)
+    assert added.status_code == 303 and "tab=Q1+Plan" in added.headers["location"]
+    page = api.get(added.headers["location"])
+    assert 'aria-current="page" style="font-weight:600">Q1 Plan</a>' in page.text
+    typed = api.post(gui + "/docs/files/5/cells", data={"tab": "Q1 Plan", "ref": "A1", "input": "=Sheet1!B2*2"},
+                     follow_redirects=False)
+    assert typed.status_code == 303
+    shown = call(api, episode, "docs", "get_spreadsheet", file_id=5, tab="Q1 Plan").json()
+    assert shown["cells"][0]["input"] == "=Sheet1!B2*2" and shown["rows"] == [[368000]]
+    renamed = api.post(gui + "/docs/files/5/tabs", data={"action": "rename", "tab": "Q1 Plan", "name": "Plan"},
+                       follow_redirects=False)
+    assert renamed.status_code == 303 and "tab=Plan" in renamed.headers["location"]
+    taken = api.post(gui + "/docs/files/5/tabs", data={"action": "add", "name": "plan"})
+    assert taken.status_code == 422 and 'data-testid="error-name"' in taken.text and "already has a tab named" in taken.text
+    gone = api.post(gui + "/docs/files/5/tabs", data={"action": "delete", "tab": "Plan"}, follow_redirects=False)
+    assert gone.status_code == 303
+    assert call(api, episode, "docs", "get_spreadsheet", file_id=5).json()["tabs"] == ["Sheet1"]
+    assert [s["operation"] for s in steps(api, episode) if s["surface"] == "gui" and "tab" in s["operation"]] == [
+        "add_tab", "rename_tab", "add_tab", "delete_tab"]
