@@ -16,10 +16,10 @@ from surfaces import ROOT
 from simulator.trajectories.files import files_in, read
 
 TASKS = ["docs-star-pricing-policy", "mail-star-release-notes"]
-ROUNDS, K = 6, 6
+ROUNDS, K = 8, 6   # the last two rounds 0.42 against 0.00 in round 0 (seed 0; six rounds reach 0.17)
 
 
-@pytest.mark.timeout(600)   # 72 rollouts: under 3 minutes on a shared 2-core CPU
+@pytest.mark.timeout(600)   # 96 rollouts: under 3 minutes on a shared 2-core CPU
 def test_mean_reward_and_pass_rate_rise_from_the_worlds_rewards(tmp_path):
     out = tmp_path / "learn"
     argv = [sys.executable, str(ROOT / "examples" / "learn_from_rewards.py"), "--rounds", str(ROUNDS), "--k", str(K),
