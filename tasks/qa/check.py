@@ -159,7 +159,7 @@ class Checker:
             found = fairness.visibility(self.engine, run)
             steps = self.engine.run_calls(run, ctx.oracle)
             reads = [s.result_json.decode() for s in steps if not s.mutates and not s.error]
-            found += fairness.answers_seen(task, run.scope, None, reads)
+            found += fairness.answers_seen(task, run.scope, reads)
             state = run.prepared.state
             grading = Grading(task, run.scope, state, state, [], run.episode.world.info.timezone)
             nothing = next((o for o in outcomes if o.attempt.gate == "nothing"), None)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from tasks.checks import Grading, records_check
-from tasks.model import Task
+from tasks.model import Call, Task
 from tasks.parse import parse_date, tokens
 from tasks.qa.attempt import Outcome
 from tasks.qa.gates import Failure
@@ -50,7 +50,7 @@ def visibility(engine: Tasks, run: TaskRun) -> list[Failure]:
     return out
 
 
-def answers_seen(task: Task, scope: dict, oracle: Outcome | None, read_texts: list[str]) -> list[Failure]:
+def answers_seen(task: Task, scope: dict, read_texts: list[str]) -> list[Failure]:
     """Expected answer values that appear in none of the oracle's read results."""
     if "computed" in task.tags:
         return []
@@ -89,9 +89,7 @@ def already_done(run: TaskRun, nothing: Outcome | None, grading: Grading) -> lis
     return out
 
 
-def _call(op: str, args: dict) -> Any:
-    from tasks.model import Call
-
+def _call(op: str, args: dict) -> Call:
     return Call(op=op, args=args)
 
 

@@ -46,5 +46,6 @@ def test_booking_instead_of_answering_breaks_the_guard(catalog):
     task = _task(catalog, "sched-next-free-hour")
     booking = {"op": "calendar.create_event", "args": {"title": "Sync", "start": "2026-03-30T10:00:00",
                                                        "end": "2026-03-30T11:00:00"}}
-    reward = _reward(catalog, task, [*task.oracle, type(task.oracle[0]).model_validate(booking)])
+    # booked before the answer: after it, the world refuses the agent's writes (the final-answer rule)
+    reward = _reward(catalog, task, [*task.oracle[:-1], type(task.oracle[0]).model_validate(booking), task.oracle[-1]])
     assert reward.total == 0.0
