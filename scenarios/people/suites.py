@@ -70,8 +70,9 @@ def approval(n: int, rng: random.Random) -> dict[str, Any]:
         "decide": {"group": "pct", "max": LIMIT, "approve": f"Approved: {{pct}}% for {org} is fine.",
                    "refuse": f"Not approved: {{pct}}% is over the {LIMIT}% I can sign off for {org}."},
         "delay": {"min_seconds": 900, "max_seconds": 5400}}]}
-    told = ({"body": {"phrase": f"{pct}%"}} if approved else   # the refusal names what was asked and the limit
-            {"body": {"regex": rf"(?s).*\b{pct}%.*\b{LIMIT}%.*"}})
+    # The refusal names what was asked (said in a negative: "we cannot offer 22%") and offers the limit (said).
+    told = ({"body": {"phrase": f"{pct}%"}} if approved else
+            {"body": {"all_of": [{"phrase": f"{pct}%", "polarity": "any"}, {"phrase": f"{LIMIT}%"}]}})
     reply = (f"Hi {_first(name)}, good news: your {pct}% discount on the renewal is approved." if approved else
              f"Hi {_first(name)}, we cannot offer {pct}%; the most we can do on the renewal is {LIMIT}%.")
     return {
@@ -82,6 +83,10 @@ def approval(n: int, rng: random.Random) -> dict[str, Any]:
                    f"for the answer, then write to {_first(name)} with 'discount' in the subject: confirm the "
                    f"{pct}% if approved, otherwise tell them the most we can offer is {LIMIT}%."),
         "criteria": [
+            {"id": "asked_manager", "weight": 0.5, "records": {   # the request states what is asked (a negated one
+                "from": "mail.message", "created": True, "count": {"min": 1},   # would be approved by the rule too)
+                "where": {"owner": _email(manager), "sender": "$actor"},
+                "expect": {"subject": {"tokens": ["discount"]}, "body": {"phrase": f"{pct}%"}}}},
             {"id": "told_customer", "records": {
                 "from": "mail.outbound", "created": True, "count": 1, "where": {"recipient": {"email": customer}},
                 "expect": {**told, "subject": {"tokens": ["discount"]}}}},
