@@ -93,7 +93,7 @@ def discount_desk(d: Draft) -> None:
         d.do("docs.read_file", file_id="$handbook.id")
         d.do("mail.get_message", message_id="$ask.id")
         d.do("crm.update_opportunity", opportunity_id="$deal.id", amount=new)
-        d.do("mail.reply", message_id="$ask.id", body=f"Confirmed: {pct}% off, {money(new)} in total. Contract follows.")
+        d.do("mail.reply", message_id="$ask.id", body=f"{money(new)} in total: {pct}% off, confirmed. Contract follows.")
         return
     approver = manager if tier == 1 else boss
     d.check("asked_approver", records={

@@ -110,6 +110,7 @@ def expense_log(d: Draft) -> None:
     base = len(old) + 2
     for n, row in enumerate(rows):
         cells = [(1, {"date": row[0]}), (2, {"any_of": [{"text": row[1]}, {"email": emails[n]}]}),
+                 (3, {"any_of": [{"text": row[2]}, {"phrase": row[2]}]}), (4, {"number": row[3]}),
                  (5, {"money": row[4]}), (6, {"text": row[5]})]
         for col, want in cells:
             d.check(f"row{n}_c{col}", records={"from": "docs.cell", "where": {"item_id": "$sheet.id", "row": base + n,

@@ -381,9 +381,7 @@ def escalation(d: Draft) -> None:
     hour = afternoon - 12
     d.check("case", records={"from": "crm.case", "where": {"account": acct.name}, "created": True, "count": 1,
                              "expect": {"priority": "High", "status": {"not": "Closed"},
-                                        "subject": {"any_of": [{"phrase": acct.name}, *[
-                                            {"tokens": [w]} for w in ("dashboards", "exports", "log", "login",
-                                                                      "outage", "complaint", "data")]]}}})
+                                        "subject": {"phrase": acct.name}}})   # said, not negated
     d.check("call", records={"from": "calendar.event", "where": {"organizer": "$actor"}, "created": True, "count": 1,
                              "expect": {"start": {"datetime": start.isoformat()},
                                         "end": {"datetime": (start + timedelta(hours=1)).isoformat()},
@@ -395,8 +393,8 @@ def escalation(d: Draft) -> None:
         {"phrase": f"{hour} p.m."}]}}, "created": True, "count": {"min": 1}})
     d.distractors = 1
     d.title = f"Handle the {acct.name} complaint"
-    d.prompt = (f"{acct.contact} at {acct.name} has complained. Log it in the CRM as a High priority case, get the "
-                "call they asked for on the calendar, and reply with the time.")
+    d.prompt = (f"{acct.contact} at {acct.name} has complained. Log it in the CRM as a High priority {acct.name} "
+                "case, get the call they asked for on the calendar, and reply with the time.")
     d.do("mail.get_message", message_id="$complaint.id")
     d.do("crm.search", text=acct.name)
     d.do("crm.create_case", account_id=f"{acct.ref}.id", subject=f"{acct.name}: {problem}", priority="High")

@@ -142,7 +142,9 @@ def _copies(ctx: Context) -> list[tuple[str, list[Call]]]:
 def variations(ctx: Context) -> list[tuple[str, list[Call]]]:
     out = []
     at = ctx.answer_index(ctx.oracle)
-    if at is not None and len(ctx.expected) == 1:
+    # One answer criterion of any role: rewritten whole, the answer would drop what a second one (a guard) reads.
+    read = [c for c in ctx.task.criteria if c.answer is not None and c.role != "diagnostic"]
+    if at is not None and len(ctx.expected) == 1 and len(read) == 1:
         status = unescape(ctx.oracle[at].args).get("status")
         for name, text in answer_forms(ctx.expected[0].type, ctx.expected[0].value, ctx.expected[0].candidates, ctx.tz):
             out.append((f"answer {name}: {text!r}", _replace(ctx.oracle, at, answer_call(text, status))))
