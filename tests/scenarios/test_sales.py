@@ -2,56 +2,35 @@
 
 from __future__ import annotations
 
-import pytest
-
-from simulator.store.episodes import EpisodeStore
-from simulator.tasks.catalog import task_catalog
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return task_catalog(EpisodeStore(), corpus="acme:1")
-
-
-def _reward(catalog, task, calls):
-    run = catalog.start(task.id)
-    steps = catalog.engine.run_calls(run, calls)
-    assert not [s.error for s in steps if s.error]
-    return catalog.finish(run.episode)
-
-
-def _task(catalog, family):
-    found = catalog.select(family=family)
-    assert found, family
-    return found[0]
+import family_runs as runs
 
 
 def test_deleting_a_duplicate_before_moving_its_contacts_fails(catalog):
-    task = _task(catalog, "sales-dedupe-accounts")
+    task = runs.first_task(catalog, "sales-dedupe-accounts")
     calls = [c for c in task.oracle if c.op != "crm.update_contact"]
-    reward = _reward(catalog, task, calls)
+    reward = runs.reward(catalog, task, calls)
     assert not reward.passed
     assert any(c["id"].startswith("contact_") and c["status"] == "fail" for c in reward.model_dump()["criteria"])
 
 
 def test_a_handover_that_tells_no_customer_fails(catalog):
-    task = _task(catalog, "sales-book-handover")
-    reward = _reward(catalog, task, [c for c in task.oracle if c.op != "mail.send"])
+    task = runs.first_task(catalog, "sales-book-handover")
+    reward = runs.reward(catalog, task, [c for c in task.oracle if c.op != "mail.send"])
     assert not reward.passed
     failed = {c["id"] for c in reward.model_dump()["criteria"] if c["status"] == "fail"}
     assert failed and all(i.startswith("told_") for i in failed)
 
 
 def test_routing_leads_without_marking_them_worked_fails(catalog):
-    task = _task(catalog, "sales-lead-routing")
+    task = runs.first_task(catalog, "sales-lead-routing")
     calls = [c.model_copy(update={"args": {k: v for k, v in c.args.items() if k != "status"}})
              if c.op == "crm.update_lead" else c for c in task.oracle]
-    assert not _reward(catalog, task, calls).passed
+    assert not runs.reward(catalog, task, calls).passed
 
 
 def test_a_task_for_a_commitment_we_withdrew_is_caught(catalog):
-    task = _task(catalog, "sales-meeting-followups")
+    task = runs.first_task(catalog, "sales-meeting-followups")
     extra = next(c for c in task.oracle if c.op == "crm.create_task")
     extra = extra.model_copy(update={"args": {**extra.args, "subject": "Send the withdrawn item"}})
-    reward = _reward(catalog, task, [*task.oracle, extra])
+    reward = runs.reward(catalog, task, [*task.oracle, extra])
     assert not reward.passed

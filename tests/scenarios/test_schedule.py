@@ -2,50 +2,30 @@
 
 from __future__ import annotations
 
+import family_runs as runs
 import pytest
-
-from simulator.store.episodes import EpisodeStore
-from simulator.tasks.catalog import task_catalog
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return task_catalog(EpisodeStore(), corpus="acme:1")
-
-
-def _reward(catalog, task, calls):
-    run = catalog.start(task.id)
-    steps = catalog.engine.run_calls(run, calls)
-    assert not [s.error for s in steps if s.error]
-    return catalog.finish(run.episode)
-
-
-def _task(catalog, family):
-    found = catalog.select(family=family)
-    assert found, family
-    return found[0]
 
 
 @pytest.mark.parametrize("scope", ["all", "this"])
 def test_a_series_changed_for_all_weeks_or_one_fails(catalog, scope):
-    task = _task(catalog, "sched-series-from-date")
+    task = runs.first_task(catalog, "sched-series-from-date")
     calls = [c.model_copy(update={"args": {**c.args, "scope": scope}}) if c.op == "calendar.move_event" else c
              for c in task.oracle]
-    assert not _reward(catalog, task, calls).passed
+    assert not runs.reward(catalog, task, calls).passed
 
 
 def test_accepting_every_invitation_fails(catalog):
-    task = _task(catalog, "sched-answer-invitations")
+    task = runs.first_task(catalog, "sched-answer-invitations")
     calls = [c.model_copy(update={"args": {"event_id": c.args["event_id"], "response": "accepted"}})
              if c.op == "calendar.respond" else c for c in task.oracle]
-    reward = _reward(catalog, task, calls)
+    reward = runs.reward(catalog, task, calls)
     assert not reward.passed
 
 
 def test_booking_instead_of_answering_breaks_the_guard(catalog):
-    task = _task(catalog, "sched-next-free-hour")
+    task = runs.first_task(catalog, "sched-next-free-hour")
     booking = {"op": "calendar.create_event", "args": {"title": "Sync", "start": "2026-03-30T10:00:00",
                                                        "end": "2026-03-30T11:00:00"}}
     # booked before the answer: after it, the world refuses the agent's writes (the final-answer rule)
-    reward = _reward(catalog, task, [*task.oracle[:-1], type(task.oracle[0]).model_validate(booking), task.oracle[-1]])
+    reward = runs.reward(catalog, task, [*task.oracle[:-1], type(task.oracle[0]).model_validate(booking), task.oracle[-1]])
     assert reward.total == 0.0
