@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import yaml
@@ -22,6 +23,30 @@ def make_gui_world(root: Path) -> Path:
     for file, records in FILES.items():
         (world / "crm" / f"{file}.yaml").write_text(yaml.safe_dump(records, sort_keys=False))
     return world
+
+
+BASE_URL = "http://localhost:8000"  # MCP's host check and the REST tests use the same
+
+
+@contextmanager
+def gui_server(root: Path):
+    """A TestClient over a server on the GUI world compiled under ``root``; ``client.world`` is its folder."""
+    from fastapi.testclient import TestClient
+    from surfaces import CONTROL
+
+    from simulator.gateway.server import build_app
+    from simulator.store.episodes import EpisodeStore
+
+    world = make_gui_world(root / "worlds")
+    with TestClient(build_app(EpisodeStore(cache_dir=root / "cache")), base_url=BASE_URL, headers=CONTROL) as client:
+        client.world = str(world)  # type: ignore[attr-defined]
+        yield client
+
+
+def new_episode(api) -> dict:
+    response = api.post("/v1/episodes", json={"world": api.world})
+    assert response.status_code == 201, response.text
+    return response.json()
 
 
 def chromium_or_skip() -> str:

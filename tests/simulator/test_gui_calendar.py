@@ -7,30 +7,19 @@ from __future__ import annotations
 import re
 
 import pytest
-from fastapi.testclient import TestClient
-from gui_world import make_gui_world
-from surfaces import CONTROL, call
-
-from simulator.gateway.server import build_app
-from simulator.store.episodes import EpisodeStore
-
-BASE_URL = "http://localhost:8000"
+from gui_world import gui_server, new_episode
+from surfaces import call
 
 
 @pytest.fixture(scope="module")
 def api(tmp_path_factory):
-    root = tmp_path_factory.mktemp("gui-calendar")
-    world = make_gui_world(root / "worlds")
-    with TestClient(build_app(EpisodeStore(cache_dir=root / "cache")), base_url=BASE_URL, headers=CONTROL) as client:
-        client.world = str(world)
+    with gui_server(tmp_path_factory.mktemp("gui-calendar")) as client:
         yield client
 
 
 @pytest.fixture
 def episode(api):
-    response = api.post("/v1/episodes", json={"world": api.world})
-    assert response.status_code == 201, response.text
-    return response.json()
+    return new_episode(api)
 
 
 @pytest.fixture

@@ -6,14 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from fastapi.testclient import TestClient
-from gui_world import make_gui_world
-from surfaces import CONTROL, call
+from gui_world import gui_server, new_episode
+from surfaces import call
 
-from simulator.gateway.server import build_app
-from simulator.store.episodes import EpisodeStore
-
-BASE_URL = "http://localhost:8000"  # MCP's host check and the REST tests use the same
 PAGES = ["/", "/mail", "/mail?label=STARRED", "/mail?q=from:sam has:attachment", "/mail/thread/1", "/mail/compose",
          "/mail/compose?mode=reply_all&message_id=1", "/crm", "/crm/Account", "/crm/Opportunity?view=open",
          "/crm/Lead?view=mine", "/crm/Account/1", "/crm/Opportunity/1", "/crm/Opportunity/1/edit", "/crm/Lead/1/convert",
@@ -25,18 +20,13 @@ PAGES = ["/", "/mail", "/mail?label=STARRED", "/mail?q=from:sam has:attachment",
 @pytest.fixture(scope="module")
 def api(tmp_path_factory):
     """One server over one compiled world for the module (compiling is the slow part); an episode per test."""
-    root = tmp_path_factory.mktemp("gui")
-    world = make_gui_world(root / "worlds")
-    with TestClient(build_app(EpisodeStore(cache_dir=root / "cache")), base_url=BASE_URL, headers=CONTROL) as client:
-        client.world = str(world)
+    with gui_server(tmp_path_factory.mktemp("gui")) as client:
         yield client
 
 
 @pytest.fixture
 def episode(api):
-    response = api.post("/v1/episodes", json={"world": api.world})
-    assert response.status_code == 201, response.text
-    return response.json()
+    return new_episode(api)
 
 
 @pytest.fixture
