@@ -102,3 +102,9 @@ def place(draft) -> None:
     if by is not None:
         draft.setup("docs.share", by=by, file_id="$handbook.id", email=draft.actor, role="viewer")
     draft.tags.append("policy")
+
+
+def read(draft) -> None:
+    """The oracle finds the handbook and reads it, as an agent must before applying a policy."""
+    draft.do("docs.search", query="handbook")
+    draft.do("docs.read_file", file_id="$handbook.id")

@@ -82,8 +82,7 @@ def customer_meeting(d: Draft) -> None:
                    "attendees": {"set": [*internal, acct.email]}, "status": "confirmed",
                    "title": {"any_of": [{"tokens": ["kickoff"]}, {"phrase": acct.name}]}}})
     d.do("mail.search", query=f"from:{acct.email}")
-    d.do("docs.search", query="handbook")
-    d.do("docs.read_file", file_id="$handbook.id")
+    handbook.read(d)
     d.do("calendar.find_time", people=internal, duration_minutes=60, start=datetime.combine(day, time()),
          end=datetime.combine(day + timedelta(days=1), time()), day_starts=rules.core_start,
          day_ends=rules.core_end)

@@ -89,8 +89,7 @@ def discount_desk(d: Draft) -> None:
         d.check("confirmed_rate", weight=0.5, records={   # the customer wrote "N percent": "N%" is the reply's own
             "from": "mail.outbound", "where": {"recipient": acct.email}, "created": True, "count": {"min": 1},
             "expect": {"body": {"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{pct} %"}]}}})
-        d.do("docs.search", query="handbook")
-        d.do("docs.read_file", file_id="$handbook.id")
+        handbook.read(d)
         d.do("mail.get_message", message_id="$ask.id")
         d.do("crm.update_opportunity", opportunity_id="$deal.id", amount=new)
         d.do("mail.reply", message_id="$ask.id", body=f"{money(new)} in total: {pct}% off, confirmed. Contract follows.")
@@ -106,8 +105,7 @@ def discount_desk(d: Draft) -> None:
         d.check("not_asked_wrong_person", role="penalty", weight=0.5, records={
             "from": "mail.message", "where": {"owner": {"any_of": others}, "sender": "$actor"}, "created": True,
             "count": 0})
-    d.do("docs.search", query="handbook")
-    d.do("docs.read_file", file_id="$handbook.id")
+    handbook.read(d)
     d.do("mail.get_message", message_id="$ask.id")
     d.do("mail.send", to=[approver.email], subject=f"Approval needed: {pct}% discount for {acct.name}",
          body=f"{acct.name} asks for {pct}% off {money(amount)} on {deal}. Policy needs your approval above "

@@ -62,8 +62,7 @@ def renewal_campaign(d: Draft) -> None:
     d.prompt = (f"The {quarter} renewals on {keeper.name.split()[0]}'s health sheet need pricing. Price each one "
                 "the way the handbook says using the latest health scores (no discounts this cycle), move them to "
                 "Proposal, and tell me the total renewal value.")
-    d.do("docs.search", query="handbook")
-    d.do("docs.read_file", file_id="$handbook.id")
+    handbook.read(d)
     d.do("docs.search", query="Renewal health")
     d.do("docs.get_spreadsheet", file_id="$sheet.id")
     d.do("mail.search", query="renewal health")

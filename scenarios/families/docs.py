@@ -58,8 +58,7 @@ def share_least_role(d: Draft) -> None:
     d.do("mail.get_message", message_id="$ask.id")
     d.do("docs.search", query=name)
     d.do("docs.read_file", file_id="$doc.id")
-    d.do("docs.search", query="handbook")
-    d.do("docs.read_file", file_id="$handbook.id")
+    handbook.read(d)
     d.do("docs.share", file_id="$doc.id", email=a.email, role=role_a)
     d.do("docs.share", file_id="$doc.id", email=b.email, role="viewer")
     d.tags.append("confidential")
@@ -123,8 +122,7 @@ def expense_log(d: Draft) -> None:
     d.title = "Log this month's meal receipts"
     d.prompt = (f"Log the meal receipts people mailed me into '{sheet}', one row per receipt in date order after "
                 "what's there, with the status the handbook's expense rules give.")
-    d.do("docs.search", query="handbook")
-    d.do("docs.read_file", file_id="$handbook.id")
+    handbook.read(d)
     d.do("docs.search", query=sheet)
     d.do("docs.get_spreadsheet", file_id="$sheet.id")
     d.do("mail.search", query="receipt")
@@ -323,8 +321,7 @@ def access_audit(d: Draft) -> None:
         raise Skip("fewer than four colleagues")
     count = d.rng.randint(8, 15)
     fixes, keeps = [], []
-    d.do("docs.search", query="handbook")
-    d.do("docs.read_file", file_id="$handbook.id")
+    handbook.read(d)
     d.do("docs.list_view", view="my_drive", limit=100)
     for n in range(count):
         confidential = n < 2 or d.rng.random() < 0.5

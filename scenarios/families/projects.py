@@ -462,8 +462,7 @@ def board_pack(d: Draft) -> None:
     d.do("mail.get_message", message_id="$ask.id")
     d.do("docs.search", query="board")
     d.do("docs.read_file", file_id="$board.id")
-    d.do("docs.search", query="handbook")
-    d.do("docs.read_file", file_id="$handbook.id")
+    handbook.read(d)
     d.do("crm.query", soql="SELECT stage, amount FROM Opportunity WHERE is_closed = FALSE")
     d.do("docs.update_range", file_id="$pack.id", range="A2",
          values=[[stage, str(round(amount, 2))] for stage, amount in sorted(stages.items())])

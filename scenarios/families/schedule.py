@@ -73,8 +73,7 @@ def double_booking(d: Draft) -> None:
                 "first; move the other meeting to the time that day that works for everyone in it, within our "
                 "meeting hours.")
     d.do("calendar.list_events", start=_at(day, 0), end=_at(day, 24))
-    d.do("docs.search", query="handbook")
-    d.do("docs.read_file", file_id="$handbook.id")
+    handbook.read(d)
     d.do("calendar.find_time", people=internal, duration_minutes=60, start=_at(day, 0), end=_at(day, 24),
          day_starts=rules.core_start, day_ends=rules.core_end)
     d.do("calendar.move_event", event_id="$internal.id", start=_at(day, slot))
@@ -211,8 +210,7 @@ def next_free_hour(d: Draft) -> None:
     d.answer("datetime", _at(days[1], slot).isoformat())
     d.check("nothing_booked", role="guard", records={"from": "calendar.event", "where": {}, "created": True,
                                                      "count": 0})
-    d.do("docs.search", query="handbook")
-    d.do("docs.read_file", file_id="$handbook.id")
+    handbook.read(d)
     d.do("calendar.find_time", people=people, duration_minutes=60, start=_at(days[0], 0), end=_at(days[1], 24),
          day_starts=rules.core_start, day_ends=rules.core_end)
     d.do("task.submit_answer", answer=_at(days[1], slot).replace(tzinfo=view.zone).isoformat(" ", "minutes"))
