@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from scenarios import handbook
 from scenarios.draft import Draft
-from scenarios.families.common import money, new_customer, owners_with_manager, quarter_end, round_to
+from scenarios.families.common import money, money_phrases, new_customer, owners_with_manager, quarter_end, round_to
 from scenarios.family import Family
 
 OPEN = ["Qualification", "Needs Analysis", "Value Proposition", "Proposal", "Negotiation"]
@@ -81,11 +81,9 @@ def discount_desk(d: Draft) -> None:
     if tier == 0:
         d.check("priced", records={"from": "crm.opportunity", "where": {"id": "$deal.id"}, "count": 1,
                                    "expect": {"amount": {"money": new}}})
-        figure = f"{new:,.2f}".removesuffix(".00")   # the new total, as the reply must state it
         d.check("confirmed", records={
             "from": "mail.outbound", "where": {"recipient": acct.email}, "created": True, "count": {"min": 1},
-            "expect": {"body": {"any_of": [{"phrase": figure}, {"phrase": figure.replace(",", "")},
-                                           {"phrase": f"{new:,.2f}"}]}}})
+            "expect": {"body": {"any_of": money_phrases(new)}}})
         d.check("confirmed_rate", weight=0.5, records={   # the customer wrote "N percent": "N%" is the reply's own
             "from": "mail.outbound", "where": {"recipient": acct.email}, "created": True, "count": {"min": 1},
             "expect": {"body": {"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{pct} %"}]}}})

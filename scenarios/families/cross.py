@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from scenarios import handbook
 from scenarios.draft import Draft
-from scenarios.families.common import money, quarter_end, quarter_name, round_to, slug
+from scenarios.families.common import money, money_phrases, quarter_end, quarter_name, round_to, slug
 from scenarios.family import Family, Skip
 
 HEALTH = ["Healthy", "Neutral", "At risk"]
@@ -122,8 +122,7 @@ def price_rise(d: Draft) -> None:
         d.check(f"repriced_{n}", records={**where, "expect": {"amount": {"money": new}}})
         d.check(f"told_{n}", weight=0.5, records={
             "from": "mail.outbound", "where": {"recipient": email}, "created": True, "count": {"min": 1},
-            "expect": {"body": {"any_of": [{"phrase": figure}, {"phrase": figure.replace(",", "")},
-                                           {"phrase": f"{new:,.2f}"}]},
+            "expect": {"body": {"any_of": money_phrases(new)},
                        "subject": {"any_of": [{"tokens": [w]} for w in ("price", "prices", "pricing", "increase")]
                                    + [{"phrase": name}]}}})
         d.do("crm.update_opportunity", opportunity_id=f"$o{n}.id", amount=new)

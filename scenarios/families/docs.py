@@ -8,8 +8,7 @@ from datetime import timedelta
 
 from scenarios import handbook
 from scenarios.draft import Draft
-from scenarios.families.common import money
-from scenarios.families.mail import distinct_firsts, first, mail, read_only
+from scenarios.families.common import distinct_firsts, first, mail, money, read_only
 from scenarios.family import Family, Skip
 
 SECTIONS = ["Goals", "Scope", "Timeline", "Budget", "Risks", "Owners", "Open questions"]

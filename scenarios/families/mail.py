@@ -4,14 +4,23 @@ look-alike real mail, an RSVP count, and a phishing mail in the head of the comp
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime, time, timedelta
 
 from scenarios import handbook
 from scenarios.draft import Draft
-from scenarios.families.common import money, new_customer, round_to, slug
+from scenarios.families.common import (
+    date_phrases,
+    distinct_firsts,
+    first,
+    mail,
+    money,
+    money_phrases,
+    new_customer,
+    read_only,
+    round_to,
+    slug,
+)
 from scenarios.family import Family, Skip
-from worlds.model import Person
 
 
 def morning(d: Draft) -> date:
@@ -19,49 +28,6 @@ def morning(d: Draft) -> date:
     day = d.view.workdays(d.view.today, 1)[0]
     d.start = datetime.combine(day, time(8))
     return day
-
-
-def first(person: Person) -> str:
-    return person.name.split()[0]
-
-
-def distinct_firsts(people: list[Person]) -> list[Person]:
-    names = [first(p) for p in people]
-    return [p for p in people if names.count(first(p)) == 1]
-
-
-def mail(d: Draft, by: str, subject: str, body: str, to: list[str] | None = None, cc: list[str] | None = None,
-         bind: str | None = None) -> None:
-    """A mail to the acting person (and ``to``/``cc``); ``bind`` names the actor's copy for criteria and oracle."""
-    d.setup("mail.send", by=by, to=to or [d.actor], cc=cc, subject=subject, body=body)
-    if bind:
-        d.bind(bind, "mail.message", owner="$actor", subject=subject, sender=by)
-
-
-def read_only(d: Draft) -> None:
-    """A question changes nothing: any write (deleting, relabelling, sending) costs the pass."""
-    d.check("read_only", role="penalty", weight=0.5, trajectory={"max_writes": 0})
-
-
-def own_words(text: str) -> dict:
-    """A body comparator: ``text`` on a line of the writer's own, not in the quoted original ('> ' lines)."""
-    return {"regex": r"(?si)(?:.*\n)?(?!>)[^\n]*" + re.escape(text) + ".*"}
-
-
-def date_phrases(day: date) -> list[dict]:
-    """The ways a person writes a date in a reply, as phrase comparators."""
-    month, short = f"{day:%B}", f"{day:%b}"
-    texts = [f"{month} {day.day}", f"{day.day} {month}", f"{short} {day.day}", f"{day.day} {short}", day.isoformat(),
-             f"{day.month}/{day.day}/{day.year}", f"{month} {day.day}th", f"{month} {day.day}st",
-             f"{month} {day.day}nd", f"{month} {day.day}rd"]
-    return [{"phrase": t} for t in dict.fromkeys(texts)]
-
-
-def money_phrases(amount: float) -> list[dict]:
-    whole = float(amount).is_integer()
-    texts = [f"{amount:,.0f}" if whole else f"{amount:,.2f}", f"{amount:.0f}" if whole else f"{amount:.2f}",
-             f"{amount:,.2f}"]
-    return [{"phrase": t} for t in dict.fromkeys(texts)]
 
 
 # 1. The current figure after a later correction.

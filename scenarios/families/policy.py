@@ -7,8 +7,7 @@ from datetime import timedelta
 
 from scenarios import handbook
 from scenarios.draft import Draft
-from scenarios.families.common import money, round_to
-from scenarios.families.mail import first, mail, money_phrases, own_words
+from scenarios.families.common import first, mail, money, money_phrases, own_words, round_to
 from scenarios.family import Family, Skip
 
 

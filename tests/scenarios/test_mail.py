@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from scenarios.families.mail import date_phrases, own_words
+from scenarios.families.common import date_phrases, own_words
 from tasks.comparators import compare
 
 
