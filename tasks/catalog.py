@@ -56,8 +56,9 @@ class Catalog:
 
     @property
     def corpus(self) -> Corpus | None:
-        """The generated corpus with what it skipped and its problems (None when this catalog has none)."""
-        self.tasks
+        """The generated corpus with what it skipped and its problems (None when this catalog has none); written
+        now if it is not yet."""
+        _ = self.tasks   # writes it on first need
         return self._generated
 
     def get(self, task_id: str, include_quarantined: bool = True) -> Task:

@@ -97,17 +97,10 @@ class Tasks:
         self._templates: OrderedDict[tuple, Episode] = OrderedDict()
 
     def begin(self, task: Task, episode: Episode | None = None) -> TaskRun:
-        """A task run in ``episode`` (or a fresh one, dropped again if the task cannot start)."""
-        fresh = episode is None
-        if fresh and self.fork is not None:
-            return self._forked(task)
-        episode = episode or self.factory(task)
-        try:
+        """A task run in ``episode``, or in a fresh one (a fork of the task's template when ``fork`` is set)."""
+        if episode is not None:
             return self._begin(task, episode)
-        except TaskError:
-            if fresh:
-                self.release(episode)
-            raise
+        return self._forked(task) if self.fork is not None else self.begin_fresh(task)
 
     def _forked(self, task: Task) -> TaskRun:
         """A fork of the task's template episode (made now if there is none), with its prepared part."""
@@ -126,13 +119,12 @@ class Tasks:
             if evicted is not None:
                 self.release(evicted)
         child = self.fork(template)
-        prepared = self._prepared.get((task.id, task.version, id(template.world), template.actor))
-        if prepared is None:   # evicted meanwhile: prepare it again from the child's own start
-            return self._begin(task, self.factory(task))
+        prepared = self._prepared[(task.id, task.version, id(template.world), template.actor)]   # made with it
         return TaskRun(task, child, prepared, len(child.trajectory))
 
     def begin_fresh(self, task: Task) -> TaskRun:
-        """A run in a new episode with its scene set by running the setup (never a fork)."""
+        """A run in a new episode with its scene set by running the setup (never a fork), dropped again if the task
+        cannot start."""
         episode = self.factory(task)
         try:
             return self._begin(task, episode)

@@ -31,7 +31,10 @@ def _cache(path: Path):
         yield
     finally:
         for key, value in old.items():
-            os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def run(repeat: int = 30) -> dict:
