@@ -38,7 +38,8 @@ if TYPE_CHECKING:  # imported when a browser starts (playwright is slow to impor
 
 ACTIONS = ("goto", "click", "fill", "select", "check", "press", "scroll", "back", "wait_for")
 OBSERVATIONS = ("snapshot", "pixels", "marks")
-TIMEOUT_MS = 5000
+TIMEOUT_MS = 5000        # how long an action waits for its element: the agent's budget, a failed action is an observation
+NAVIGATION_MS = 60000    # how long a page may take to load: the server's time, not the agent's (a busy host is slow)
 
 
 def chromium_path() -> str:
@@ -138,6 +139,7 @@ class BrowserSession:
         if self.page is None:
             context = self.context = chromium.new_context(viewport={"width": 1280, "height": 900})
             context.set_default_timeout(TIMEOUT_MS)
+            context.set_default_navigation_timeout(NAVIGATION_MS)
             context.route("**/*", self._guard)
             page = self.page = context.new_page()
             page.goto(self.root + "/")
