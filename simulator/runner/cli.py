@@ -119,6 +119,9 @@ def _run_on_ray(address, actors, policy, settings, suite, tasks, out: Path, serv
                               trajectories=trajectories, progress=progress,
                               address=None if address == "local" else address)
     ray_info = {"address": address, "actors": actors, "retried": gathered.retried, "replaced": gathered.replaced,
+                "nodes": len(set(gathered.nodes.values())),
+                "placement": {name: {"node": gathered.nodes.get(name), "rollouts": count}
+                              for name, count in sorted(gathered.served.items())},
                 "rollouts_per_second": round(gathered.ran / gathered.seconds, 2) if gathered.seconds else None}
     return report(gathered.results, settings, {**policy.describe(), "suite": suite, "ray": ray_info,
                                                "finished_at": datetime.now(timezone.utc).isoformat()})

@@ -144,6 +144,18 @@ class WorldPool:
     def names(self) -> list[str]:
         return [name for _, name in self.slots]
 
+    def nodes(self) -> dict[str, str]:
+        """Each live actor's Ray node id, by actor name (one that does not answer is left out)."""
+        import ray
+
+        placed = {}
+        for handle, name in self.slots:
+            try:
+                placed[name] = ray.get(handle.where.remote(), timeout=30)["node"]
+            except (ray.exceptions.RayError, TimeoutError):
+                continue
+        return placed
+
     def close(self) -> None:
         import ray
 
@@ -171,6 +183,8 @@ class Gathered:
     seconds: float = 0.0                   # wall time of the rollouts run now (actors already up)
     ran: int = 0                           # rollouts run now (not resumed)
     actors: list[str] = field(default_factory=list)   # the actors' names at the end, in slot order
+    served: dict[str, int] = field(default_factory=dict)   # actor name -> rollouts it ran that came back
+    nodes: dict[str, str] = field(default_factory=dict)    # actor name -> its Ray node id (live ones, at the end)
 
 
 def run_on_ray(policy: Policy, tasks: list[str], settings: RunSettings, out_dir: Path, *,
@@ -208,7 +222,7 @@ def _gather(pool: WorldPool, policy, todo, settings, out_dir, trajectories, prog
     limit = limit if limit is not None else 3 * count
     load, first_replaced = [0] * count, pool.replaced
     queue = deque(todo)
-    inflight: dict[ObjectRef[Any], tuple[int, Any, str, int]] = {}   # -> (slot, actor handle, task, sample)
+    inflight: dict[ObjectRef[Any], tuple[int, Any, str, int, str]] = {}   # -> (slot, handle, task, sample, name)
     if trajectories is not None:
         trajectories.mkdir(parents=True, exist_ok=True)
     began = time.perf_counter()
@@ -217,11 +231,11 @@ def _gather(pool: WorldPool, policy, todo, settings, out_dir, trajectories, prog
             for n in range(count):
                 while load[n] < per_actor and queue:
                     task, sample = queue.popleft()
-                    handle = pool.slots[n][0]
-                    inflight[handle.rollout.remote(shipped, settings, task, sample)] = (n, handle, task, sample)
+                    handle, name = pool.slots[n]
+                    inflight[handle.rollout.remote(shipped, settings, task, sample)] = (n, handle, task, sample, name)
                     load[n] += 1
             ready, _ = ray.wait(list(inflight), num_returns=1)
-            n, handle, task, sample = inflight.pop(ready[0])
+            n, handle, task, sample, name = inflight.pop(ready[0])
             current = pool.slots[n][0] is handle
             if current:
                 load[n] -= 1
@@ -245,11 +259,13 @@ def _gather(pool: WorldPool, policy, todo, settings, out_dir, trajectories, prog
             log_result(log, settings, result)
             gathered.results.append(result)
             gathered.ran += 1
+            gathered.served[name] = gathered.served.get(name, 0) + 1
             if progress is not None:
                 progress(1, None)
     gathered.seconds = time.perf_counter() - began
     gathered.replaced = pool.replaced - first_replaced
     gathered.actors = pool.names()
+    gathered.nodes = pool.nodes()
     return gathered
 
 
