@@ -64,6 +64,8 @@ NOT_RUN = {
     "ray start --head --port 6379": "starts a Ray head that outlives the test; the tests start Ray with ray.init",
     "officeworld run --suite crm --model http://gpu-box:8080/v1 --k 16 --ray auto --actors 16 --out runs/x":
         "needs a Ray cluster and a model endpoint",
+    "officeworld run --suite crm --scripted --k 4 --ray HEAD:6379 --actors 4 --out runs/y":
+        "needs a Ray cluster; tests/simulator/test_runner_ray_nodes.py runs it against a two-node cluster's head",
     "python examples/learn_from_rewards.py --out runs/learn":
         "about a minute on a shared CPU; tests/trainers/test_learn_from_rewards.py runs a short seeded version",
     "python examples/learn_from_rewards.py --model http://127.0.0.1:8080/v1 --rounds 4 --out runs/learn-llm":
