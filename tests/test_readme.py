@@ -108,6 +108,12 @@ NOT_RUN = {
         "needs a real judge endpoint; tests/tasks/test_calibration.py runs the command against a stand-in server",
     "officeworld bench --load --episodes 500 --seconds 10":
         "minutes of load on a shared machine; tests/simulator/test_bench_load.py runs it with 3 episodes",
+    "pip install ./environments/officeworld_env ./trainers/verifiers_taskset":
+        "installs into the venv it runs in; tests/trainers/test_verifiers_hub.py builds both wheels and installs "
+        "them into a folder of their own",
+    "vf-eval OWNER/officeworld-env --env.taskset.suite crm --env.agent.runtime.type subprocess --env.agent.max-turns 30 "
+    "--model my-model --client.base-url http://127.0.0.1:8080/v1 -r 8 --no-push":
+        "needs a model endpoint; tests/trainers/test_verifiers_hub.py runs vf-eval by the Hub id with a stand-in model",
 }
 
 
