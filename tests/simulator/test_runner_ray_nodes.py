@@ -7,6 +7,8 @@ same command run in one process."""
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,21 +24,28 @@ POLICY = ["--scripted", "--slip", "0.5", "--seed", "3"]
 
 
 @pytest.fixture
-def cluster():
-    """A head node and one more, each with 1 CPU and a small object store; torn down after the test."""
+def cluster(monkeypatch):
+    """A head node and one more, each with 1 CPU and a small object store; torn down after the test. Its files
+    go to a folder of its own (``RAY_TMPDIR``, short: Ray's socket paths must stay short): a ``Cluster``
+    writes its address where ``ray.init()`` looks for one to join, and another test or run on this machine
+    must not join this cluster (nor, were this process killed, a dead one)."""
     from ray.cluster_utils import Cluster
 
     if ray.is_initialized():   # another module's local instance: this test's driver joins the cluster instead
         ray.shutdown()
+    folder = tempfile.mkdtemp(prefix="owray-", dir="/tmp")
+    monkeypatch.setenv("RAY_TMPDIR", folder)
     small = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024, "include_dashboard": False}
     nodes = Cluster(initialize_head=True, head_node_args=small)
-    nodes.add_node(**{k: v for k, v in small.items() if k != "include_dashboard"})
-    nodes.wait_for_nodes()
     try:
+        assert (Path(folder) / "ray" / "ray_current_cluster").is_file(), "the address is in the folder of its own"
+        nodes.add_node(**{k: v for k, v in small.items() if k != "include_dashboard"})
+        nodes.wait_for_nodes()
         yield nodes
     finally:
         ray.shutdown()
         nodes.shutdown()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _run(out: Path, *extra: str) -> dict:
