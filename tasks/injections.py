@@ -84,7 +84,7 @@ class Injections:
         attack = self._attack(folder, attack_id, here, problems)
         if user is None or attack is None:
             return None
-        slots = user.get("slots") if isinstance(user.get("slots"), dict) else {}
+        slots: dict = user["slots"] if isinstance(user.get("slots"), dict) else {}
         chosen = spec.get("slots", sorted(slots))
         unknown = [s for s in chosen if s not in slots] if isinstance(chosen, list) else [chosen]
         if unknown or not chosen:
