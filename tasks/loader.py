@@ -2,7 +2,8 @@
 
 Suites are folders under ``tasks/suites/``; a suite is its folder's name, a task one YAML file in it.
 Beyond the schema, a task is checked for what a schema cannot see: unknown operations, references to
-bindings that are not defined (or defined later), and comparators that do not exist.
+bindings that are not defined (or defined later), and comparators that do not exist. Injection slots are
+filled, and security pairs built from their user task and attack, before validation (``tasks.injections``).
 """
 
 from __future__ import annotations
