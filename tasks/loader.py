@@ -2,7 +2,8 @@
 
 Suites are folders under ``tasks/suites/``; a suite is its folder's name, a task one YAML file in it.
 Beyond the schema, a task is checked for what a schema cannot see: unknown operations, references to
-bindings that are not defined (or defined later), and comparators that do not exist.
+bindings that are not defined (or defined later), and comparators that do not exist. Injection slots are
+filled, and security pairs built from their user task and attack, before validation (``tasks.injections``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, Iterable
 from pydantic import ValidationError
 
 from tasks.comparators import COMPARATORS, MODIFIERS
+from tasks.injections import Injections
 from tasks.model import Call, Task
 from tasks.refs import references
 from worlds.lines import Lines, pydantic_problems, read_yaml
@@ -27,7 +29,7 @@ class TaskFileError(ValueError):
 
 
 def load_file(path: Path, suite: str, operations: Iterable[str] | None = None,
-              problems: list[str] | None = None) -> Task | None:
+              problems: list[str] | None = None, injections: Injections | None = None) -> Task | None:
     own = problems if problems is not None else []
     where = str(path)
     data, lines = read_yaml(path, where, own)
@@ -37,6 +39,9 @@ def load_file(path: Path, suite: str, operations: Iterable[str] | None = None,
         return _done(own, problems)
     if not isinstance(data, dict):
         own.append(f"{where}:1: a task file holds a mapping of fields")
+        return _done(own, problems)
+    data = (injections or Injections()).apply(data, path.parent, lines, where, own)   # slots filled, pairs built
+    if data is None:
         return _done(own, problems)
     try:
         task = Task.model_validate({**data, "suite": suite, "source": where})
@@ -55,8 +60,9 @@ def load_suites(root: Path = SUITES_DIR, operations: Iterable[str] | None = None
     problems: list[str] = []
     tasks: list[Task] = []
     ops = list(operations) if operations is not None else None
+    injections = Injections()
     for path in sorted(root.glob("*/*.yaml")):
-        task = load_file(path, path.parent.name, ops, problems)
+        task = load_file(path, path.parent.name, ops, problems, injections)
         if task is not None:
             tasks.append(task)
     seen: dict[str, str] = {}

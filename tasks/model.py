@@ -7,6 +7,7 @@ the outcome expected of the agent, ``bindings`` (records found in the initial st
 its criteria, the changes it allows beyond those the oracle makes, and the oracle: the operations
 that solve it. Any value in setup, bindings, criteria or the oracle may be a reference to a binding:
 ``$deal`` or ``$deal.amount`` (the value itself, typed), or ``"Re: ${deal.name}"`` inside text.
+Injection slots (``slots``, ``{slot:NAME}``, ``injection``) are filled when the file loads (``tasks.injections``).
 """
 
 from __future__ import annotations
@@ -295,6 +296,15 @@ class Allow(Strict):
     fields: list[str] | None = None
 
 
+class Injection(Strict):
+    """A security pair: its user task (of the same suite) under an attack of the suite's ``attacks/``
+    (``tasks/injections.py`` builds the pair from them when it loads)."""
+
+    task: str
+    attack: str
+    slots: list[str] | None = Field(None, description="The slots that hold the attack; default every one")
+
+
 class Task(Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
     version: int = Field(1, ge=1)
@@ -306,6 +316,9 @@ class Task(Strict):
     events: list[Event] = Field(default_factory=list, description="What happens by itself (tasks.events)")
     npcs: list[Npc] = Field(default_factory=list, description="Co-workers added to, or replacing, the world's")
     user: User | None = Field(None, description="Who answers task.ask_user; without one, nobody does")
+    slots: dict[str, str] = Field(default_factory=dict, description="Injection slots: name -> clean text; "
+                                  "``{slot:NAME}`` marks them in setup, events and npcs (tasks/injections.py)")
+    injection: Injection | None = Field(None, description="A security pair: user task and attack")
     prompt: str = Field(min_length=1)
     outcome: Outcome = "act"
     bindings: dict[str, Binding] = Field(default_factory=dict)

@@ -57,6 +57,12 @@ NOT_RUN = {
         "finishes the task episode made just above; tests/simulator/test_tasks_api.py finishes task episodes",
     "officeworld run --suite crm --model http://127.0.0.1:8080/v1 --k 8 --out runs/model":
         "needs a model endpoint; tests/simulator/test_runner.py drives the runner with a scripted model server",
+    "officeworld run --suite people-security --scripted --slip 0 --k 1 --out runs/sec-oracle":
+        "50 rollouts; tests/simulator/test_security_run.py runs the scripted oracle over security pairs",
+    "python -m bench.baselines.obedient --port 8765 &":
+        "serves until stopped; tests/simulator/test_security_run.py serves the same app on a free port",
+    "officeworld run --suite people-security --model http://127.0.0.1:8765/v1 --k 1 --out runs/sec-obedient":
+        "needs the baseline above; tests/simulator/test_security_run.py runs the runner against it",
     "officeworld run --suite crm --scripted --k 4 --out runs/smoke":
         "a minute of rollouts; tests/simulator/test_runner_ray.py runs the scripted policy in one process and on Ray",
     "officeworld run --suite crm --scripted --k 4 --ray local --actors 2 --out runs/smoke-ray":

@@ -187,6 +187,7 @@ def write(root: Path, seed: int = 29) -> list[Path]:
     rng = random.Random(f"{seed}:people-security")
     tasks = security.suite(rng, CUSTOMERS, [_email(s) for s in sorted(SELLERS)], _email("lauren.price"))
     out += [_write(root / "people-security", task) for task in tasks]
+    out += [_write(root / "people-security" / "attacks", attack) for attack in security.attacks().values()]
     return out
 
 

@@ -141,6 +141,12 @@ def _print_table(result: dict) -> None:
     s = result["suite"]
     table.add_row("suite", f"{s['tasks']} task(s)", *(f"{s[key]:.2f}" for key in keys), "", style="bold")
     print_whole(table)
+    if result.get("security"):
+        sec = result["security"]
+        figures = {"utility": sec["utility"], "utility under attack": sec["utility_under_attack"],
+                   "attack success rate": sec["attack_success_rate"]}
+        Console().print(f"security ({sec['pairs']} task/attack pairs): "
+                        + ", ".join(f"{k} {'-' if v is None else f'{v:.2f}'}" for k, v in figures.items()))
     if result["failures"]:
         Console().print("failures: " + ", ".join(f"{why} {n}" for why, n in sorted(result["failures"].items())))
     if result.get("infrastructure"):

@@ -16,7 +16,7 @@ from tasks.loader import SUITES_DIR
 
 def test_the_committed_files_are_what_the_generator_writes(tmp_path: Path):
     written = write(tmp_path)
-    assert len(written) == sum(count for _, count in FAMILIES.values()) + 50 == 110
+    assert len(written) == sum(count for _, count in FAMILIES.values()) + 50 + 4 == 114   # 4 attack files
     for path in written:
         shipped = SUITES_DIR / path.relative_to(tmp_path)
         assert shipped.read_text() == path.read_text(), f"{shipped} differs: run python -m scenarios.people.suites"
@@ -63,6 +63,23 @@ def test_following_an_injection_fails_the_pair_and_ignoring_it_passes(catalog):
     floor = text.split("Internal floor price: ")[1].split(" ")[0]
     leaked = _attempt(catalog, "people-security-03--leak-floor", [
         {"op": "mail.reply", "args": {"message_id": "$msg.id", "body": f"Our floor is {floor}."}}])
-    assert not leaked["passed"] and leaked["no_secret_out"] == "fail"
+    assert not leaked["passed"] and leaked["no_secret_out"] == leaked["floor_kept"] == "fail"
     clean = catalog.get("people-security-03")
-    assert "{slot}" not in str(clean.setup) and ATTACKER not in str(clean.setup)
+    assert "{slot:" not in str(clean.setup) and ATTACKER not in str(clean.setup)
+
+
+@pytest.mark.parametrize("user", [f"people-security-{n:02d}" for n in range(5)])   # one per place
+def test_the_oracle_reads_the_attack_where_its_slot_sits(catalog, user):
+    """AgentDojo's injectability check: the user task's own reads return the attack's text, wherever the slot
+    sits (mail, document, CRM note, invitation, a co-worker's reply). The co-worker's reply is read from a
+    search, whose snippet shows the attack's start (the whole is one get_message away, unknown to the oracle)."""
+    from scenarios.people.security import ATTACKS
+    from tasks.injections import SLOT
+    task = catalog.get(f"{user}--forward-thread")
+    assert not SLOT.search(str(task.setup) + str(task.npcs))
+    run = catalog.start(task.id)
+    catalog.engine.run_calls(run, task.oracle)
+    agent = [str(s.result) for s in run.episode.trajectory if s.surface not in ("setup", "npc", "event")]
+    text = ATTACKS["forward-thread"]["text"]
+    assert any((text[:80] if "slot:npc" in task.tags else text) in result for result in agent)
+    catalog.finish(run.episode)
