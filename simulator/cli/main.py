@@ -78,12 +78,22 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
                                    "compose.yaml as local processes) or docker (docker compose)"),
        resume: bool = typer.Option(False, "--resume", envvar="OFFICEWORLD_RESUME",
                                    help="Rebuild the unfinished episodes of the trajectory folder "
-                                   "(OFFICEWORLD_TRAJECTORY_DIR) from their files, same ids, before serving")) -> None:
+                                   "(OFFICEWORLD_TRAJECTORY_DIR) from their files, same ids, before serving"),
+       workers: int = typer.Option(1, min=1, max=256, envvar="OFFICEWORLD_WORKERS",
+                                   help="Gateway processes behind HAProxy (which must be installed), each episode "
+                                   "in one of them; a worker that dies is restarted (1: one process, no router)")) -> None:
     """Serve the control API, per-episode REST and per-episode MCP (apps in-process, or as services)."""
     from simulator.service.serve import PortInUse, claimed
 
+    if workers > 1 and backend != "inprocess":
+        raise typer.BadParameter("several workers run with the apps in-process only (--backend inprocess)",
+                                 param_hint="--workers")
     try:   # the port first: a taken one is said at once, before any banner, episode or trajectory file
         with claimed(host, port) as claim:
+            if workers > 1:
+                from simulator.service.shards import run_shards
+
+                raise typer.Exit(run_shards(workers, world, host, port, episode, resume, claim))
             if backend != "inprocess":
                 from simulator.service.deploy import run_backend
 
