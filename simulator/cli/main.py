@@ -244,6 +244,8 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
                                         "(paced and tight loop, over REST and over MCP)"),
           rest_rate: float = typer.Option(500.0, min=0.1, help="With --load: calls/s the paced agents offer over REST"),
           mcp_rate: float = typer.Option(300.0, min=0.1, help="With --load: calls/s the paced agents offer over MCP"),
+          workers: int = typer.Option(0, min=0, max=256, help="With --load: also saturation over REST and MCP with "
+                                      "one server and with `up --workers N` behind HAProxy, and their ratio (0: not)"),
           live: int = typer.Option(1000, min=0, help="Live episodes in one server (0: leave the figure out)"),
           corpus: bool = typer.Option(False, "--corpus", help="Instead: write the generated task corpus from an "
                                       "empty cache (its worlds generated and compiled), list it over the control "
@@ -257,7 +259,12 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
     if load:
         from simulator.bench.load import run as run_load
 
-        print(json.dumps(run_load(world, episodes, seconds, rest_rate, mcp_rate), indent=2))
+        figures = run_load(world, episodes, seconds, rest_rate, mcp_rate)
+        if workers > 1:
+            from simulator.bench.shards import run as run_shards
+
+            figures["shards"] = run_shards(world, workers, episodes, seconds)
+        print(json.dumps(figures, indent=2))
         return
     from simulator.bench.figures import run
 

@@ -4,8 +4,8 @@ Every episode id a worker makes carries its tag (``ep_w1_...``, ``simulator.stor
 path naming an episode (``/episodes/{id}/...``: REST, MCP, GUI; ``/v1/episodes/{id}/...``: the control API;
 ``/v1/view?episode={id}``) to the backend of the worker its id names, which holds that one worker only: no
 other worker ever answers for it. Anything else (creating an episode, the listing, tasks, health, docs) goes
-to any healthy worker (``leastconn``). HAProxy checks each worker's own ``/health`` every second and sends
-nothing to one that failed its check; a request for an episode whose worker is down (or goes away while
+to any healthy worker (``leastconn``). HAProxy checks each worker's own ``/health`` every 2 s and sends
+nothing to one that failed three checks in a row; a request for an episode whose worker is down (or goes away while
 answering) gets HAProxy's own answer in the API's error shape, ``{"error": {"type": "unavailable", ...}}``,
 with status 503 (502 or 504 when the worker went away or went silent mid-answer).
 """
@@ -72,7 +72,11 @@ def write_config(folder: Path, host: str, port: int, workers: dict[str, int]) ->
                   f"    use_backend {tag} if {tag}"]
     lines += ["    default_backend any", ""]
     check = ["    option httpchk", f"    http-check send meth GET uri /health hdr {LOCAL_HEADER} 1",
-             "    http-check expect status 200", "    default-server inter 1s fall 2 rise 1"]
+             "    http-check expect status 200",
+             # A worker busy answering hundreds of clients answers its check late, not never: only one that fails
+             # three in a row (10 s each) is taken out. A dead one is refused at once: its requests answer 503
+             # whatever the checks say.
+             "    timeout check 10s", "    default-server inter 2s fall 3 rise 1"]
     for tag, worker_port in workers.items():
         lines += [f"backend {tag}", *check, *_errorfiles(folder, tag),
                   f"    server {tag} 127.0.0.1:{worker_port} check", ""]
