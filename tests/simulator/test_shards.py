@@ -36,16 +36,17 @@ def _free_port() -> int:
 
 
 class Cluster:
-    def __init__(self, tmp: Path, world_cache: Path):
+    def __init__(self, tmp: Path, world_cache: Path, resume: bool = False):
         self.port, self.hold = _free_port(), tmp / "hold-restarts"
         self.base = f"http://127.0.0.1:{self.port}"
-        self.world = make_world(tmp / "worlds")
+        self.world = tmp / "worlds" / "small" if resume else make_world(tmp / "worlds")
         self.trajectories = tmp / "trajectories"
         env = {**os.environ, "PYTHONPATH": str(ROOT), "OFFICEWORLD_TRAJECTORY_DIR": str(self.trajectories),
                "OFFICEWORLD_CACHE_DIR": str(world_cache), "OFFICEWORLD_RESTART_HOLD": str(self.hold)}
-        self.log = open(tmp / "up.log", "w")
+        self.log = open(tmp / ("resumed.log" if resume else "up.log"), "w")
         self.proc = subprocess.Popen([sys.executable, "-m", "simulator.cli", "up", "--workers", "2", "--world",
-                                      str(self.world), "--port", str(self.port), "--no-episode"],
+                                      str(self.world), "--port", str(self.port), "--no-episode",
+                                      *(["--resume"] if resume else [])],
                                      cwd=tmp, env=env, stdout=self.log, stderr=subprocess.STDOUT)
         self.wait_until(lambda: self.get("/health").json()["status"] == "ok")
 
@@ -71,7 +72,11 @@ class Cluster:
         """The pid of the supervisor's child serving as ``tag`` (its environment names it)."""
         children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
         for pid in map(int, children):
-            if f"OFFICEWORLD_WORKER={tag}".encode() in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
+            try:
+                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            except (ProcessLookupError, FileNotFoundError):   # a child that ended meanwhile
+                continue
+            if f"OFFICEWORLD_WORKER={tag}".encode() in environ:
                 return pid
         raise AssertionError(f"no worker {tag} among {children}")
 
@@ -191,3 +196,27 @@ def test_one_worker_makes_untagged_ids_and_a_worker_tags_its_own(monkeypatch, wo
     assert EpisodeStore(cache_dir=world_cache, trajectory_dir=None).worker == "w3"
     from simulator.store.episodes import _new_id
     assert _new_id().count("_") == 1 and _new_id("w3").startswith("ep_w3_")
+
+
+@needs_haproxy
+def test_up_resume_brings_each_episode_back_in_the_worker_that_held_it(tmp_path, world_cache):
+    first = Cluster(tmp_path, world_cache)
+    try:
+        by_worker = _episodes_on_both(first)
+        for ids in by_worker.values():
+            assert _search(first, ids[0]).status_code == 200
+        steps = {i: first.get(f"/v1/episodes/{i}").json()["steps"] for ids in by_worker.values() for i in ids}
+    finally:
+        first.stop()   # the workers stop; their episodes' files have no footer
+    again = Cluster(tmp_path, world_cache, resume=True)
+    try:
+        for episode_id, count in steps.items():
+            assert again.get(f"/v1/episodes/{episode_id}").json()["steps"] == count
+        health = again.get("/health").json()
+        assert {tag: w["episodes"] for tag, w in health["workers"].items()} == {"w0": 2, "w1": 2}
+        again.hold.touch()   # each episode lives in its own worker: with w1 down, w0's still answer
+        os.kill(again.worker_pid("w1"), signal.SIGKILL)
+        assert _search(again, by_worker["w0"][0]).status_code == 200
+        assert _search(again, by_worker["w1"][0]).status_code == 503
+    finally:
+        again.stop()
