@@ -9,8 +9,8 @@
 # What it installs, a step at a time, each said with what and why before it starts and how long it took after:
 #   serving  the Python packages of pyproject.toml's dependencies into .venv, at the versions of constraints.txt
 #            (again only when either changes), and the project's bytecode: all that `up`, `ow` and `check` need
-#   system   bubblewrap (the shell-agent jail), chromium (the GUI tools) and docker-compose (checks compose.yaml),
-#            system-wide with apt-get when run as root and they are missing
+#   system   bubblewrap (the shell-agent jail), chromium (the GUI tools), haproxy (the router of `up --workers N`)
+#            and docker-compose (checks compose.yaml), system-wide with apt-get when run as root and they are missing
 #   trainers (test, setup --trainers) PyTorch's CPU build and the extras test, trl, gym, ray, plot and skyrl into .venv,
 #            the trainers' own libraries into .venv-side, and the MCP Inspector into tools/inspector/node_modules
 # README.md ("Set-up") says how long each takes and how much disk it uses.
@@ -60,11 +60,12 @@ system() {
   local missing=()
   command -v bwrap >/dev/null || missing+=(bubblewrap)
   command -v chromium >/dev/null || missing+=(chromium)
+  command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
   command -v docker-compose >/dev/null || missing+=(docker-compose)
   if [ ${#missing[@]} -gt 0 ]; then
     if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
       step "system: installing system-wide with apt-get: ${missing[*]}" \
-        "the shell-agent jail, the GUI tools and the compose checks; missing here"
+        "the shell-agent jail, the GUI tools, the router of up --workers and the compose checks; missing here"
       apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
       done_step
     else

@@ -112,6 +112,8 @@ NOT_RUN = {
         "needs a real judge endpoint; tests/tasks/test_calibration.py runs the calibration against a stand-in server",
     "officeworld tasks agreement legal-memo-ridgeway-consent --judge":
         "needs a real judge endpoint; tests/tasks/test_calibration.py runs the command against a stand-in server",
+    "OFFICEWORLD_TRAJECTORY_DIR=trajectories officeworld up --workers 4 --port 8000":
+        "serves until stopped; tests/simulator/test_shards.py runs two workers behind HAProxy and kills one",
     "officeworld bench --load --episodes 500 --seconds 10":
         "minutes of load on a shared machine; tests/simulator/test_bench_load.py runs it with 3 episodes",
     "pip install ./environments/officeworld_env ./trainers/verifiers_taskset":

@@ -52,6 +52,13 @@ class Settings(BaseSettings):
     judge_key: str = Field("", description="API key sent to the judge endpoint")
     body_limit: int = Field(64 * 2**20, gt=0, description="Largest request body in bytes, on the gateway and the "
                                                           "app services (past it: 413); read when the server starts")
+    # one worker of `officeworld up --workers N` (simulator/service/shards.py sets both for each worker it starts)
+    worker: str = Field("", pattern=r"^(w[0-9]{1,3})?$", description="This gateway's worker tag (w0, w1...): "
+                        "every episode it makes has it in its id (ep_w1_...), which the router routes by")
+    peers: str = Field("", description="The other workers, tag=URL comma-separated (w1=http://127.0.0.1:8101): "
+                                       "the episode listing and /health ask them too")
+    restart_hold: Path | None = Field(None, description="(tests) While this file exists, `up --workers N` does not "
+                                                        "restart a worker that died")
     # the OpenEnv app that openenv.yaml names (trainers.openenv:app); `officeworld openenv` takes them as options
     server: str = Field("", description="World URL the OpenEnv app connects to (default: a world in its process)")
     suite: str = Field("", description="Suite the OpenEnv app draws its episodes' tasks from")

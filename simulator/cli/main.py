@@ -78,12 +78,22 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
                                    "compose.yaml as local processes) or docker (docker compose)"),
        resume: bool = typer.Option(False, "--resume", envvar="OFFICEWORLD_RESUME",
                                    help="Rebuild the unfinished episodes of the trajectory folder "
-                                   "(OFFICEWORLD_TRAJECTORY_DIR) from their files, same ids, before serving")) -> None:
+                                   "(OFFICEWORLD_TRAJECTORY_DIR) from their files, same ids, before serving"),
+       workers: int = typer.Option(1, min=1, max=256, envvar="OFFICEWORLD_WORKERS",
+                                   help="Gateway processes behind HAProxy (which must be installed), each episode "
+                                   "in one of them; a worker that dies is restarted (1: one process, no router)")) -> None:
     """Serve the control API, per-episode REST and per-episode MCP (apps in-process, or as services)."""
     from simulator.service.serve import PortInUse, claimed
 
+    if workers > 1 and backend != "inprocess":
+        raise typer.BadParameter("several workers run with the apps in-process only (--backend inprocess)",
+                                 param_hint="--workers")
     try:   # the port first: a taken one is said at once, before any banner, episode or trajectory file
         with claimed(host, port) as claim:
+            if workers > 1:
+                from simulator.service.shards import run_shards
+
+                raise typer.Exit(run_shards(workers, world, host, port, episode, resume, claim))
             if backend != "inprocess":
                 from simulator.service.deploy import run_backend
 
@@ -234,6 +244,8 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
                                         "(paced and tight loop, over REST and over MCP)"),
           rest_rate: float = typer.Option(500.0, min=0.1, help="With --load: calls/s the paced agents offer over REST"),
           mcp_rate: float = typer.Option(300.0, min=0.1, help="With --load: calls/s the paced agents offer over MCP"),
+          workers: int = typer.Option(0, min=0, max=256, help="With --load: also saturation over REST and MCP with "
+                                      "one server and with `up --workers N` behind HAProxy, and their ratio (0: not)"),
           live: int = typer.Option(1000, min=0, help="Live episodes in one server (0: leave the figure out)"),
           corpus: bool = typer.Option(False, "--corpus", help="Instead: write the generated task corpus from an "
                                       "empty cache (its worlds generated and compiled), list it over the control "
@@ -247,7 +259,12 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
     if load:
         from simulator.bench.load import run as run_load
 
-        print(json.dumps(run_load(world, episodes, seconds, rest_rate, mcp_rate), indent=2))
+        figures = run_load(world, episodes, seconds, rest_rate, mcp_rate)
+        if workers > 1:
+            from simulator.bench.shards import run as run_shards
+
+            figures["shards"] = run_shards(world, workers, episodes, seconds)
+        print(json.dumps(figures, indent=2))
         return
     from simulator.bench.figures import run
 

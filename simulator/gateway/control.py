@@ -27,6 +27,7 @@ from apps.kit.settings import settings
 from apps.kit.snapshots import SnapshotError
 from apps.kit.trajectory import Step, Trajectory
 from simulator.gateway.auth import require_bearer
+from simulator.gateway.peers import MISSING_HEADER, Peers, local_only
 from simulator.gateway.toolsets import Toolset, Toolsets
 from simulator.store.episodes import EpisodeStore
 from simulator.store.registry import all_operations
@@ -264,8 +265,10 @@ async def quickly(quick: bool, work: Callable[..., T], *args: Any) -> T:
     return await anyio.to_thread.run_sync(work, *args)
 
 
-def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = None) -> APIRouter:
-    """The ``/v1`` routes; with ``token``, each needs ``Authorization: Bearer <token>``."""
+def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = None,
+                   peers: Peers | None = None) -> APIRouter:
+    """The ``/v1`` routes; with ``token``, each needs ``Authorization: Bearer <token>``; with ``peers`` (one
+    worker of ``up --workers N``), the listing spans them."""
     router = APIRouter(prefix="/v1", tags=["control"], dependencies=[Depends(require_bearer(token))] if token else [])
     all_ops = all_operations(store.apps)
     operations = {op.qualified_name: op for op in all_ops}
@@ -305,11 +308,22 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
             raise
 
     @router.get("/episodes")
-    def list_episodes(request: Request, task: str | None = None) -> list[EpisodeInfo]:
-        """Every live episode (``task``: only those of that task); idle ones past the timeout are dropped first."""
-        store.drop_idle(force=True)
-        out = [info(request, e, check=False, catalog=catalog, store=store) for e in store.list()]
-        return [e for e in out if task is None or (e.task and e.task.id == task)]
+    async def list_episodes(request: Request, response: Response, task: str | None = None) -> list[EpisodeInfo]:
+        """Every live episode (``task``: only those of that task); idle ones past the timeout are dropped first.
+        One worker of ``up --workers N`` lists its peers' too (``simulator.gateway.peers``; a header names
+        any that did not answer)."""
+        def local() -> list[EpisodeInfo]:
+            store.drop_idle(force=True)
+            out = [info(request, e, check=False, catalog=catalog, store=store) for e in store.list()]
+            return [e for e in out if task is None or (e.task and e.task.id == task)]
+        mine = await quickly(store.quick(), local)
+        if not peers or local_only(request.headers):
+            return mine
+        gathered = await peers.gather("/v1/episodes", request.headers, {"task": task} if task else None)
+        if gathered.missing:
+            response.headers[MISSING_HEADER] = ",".join(gathered.missing)
+        return mine + [EpisodeInfo.model_validate(e) for listed in gathered.answers.values()
+                       for e in listed]  # type: ignore[attr-defined]
 
     @router.get("/episodes/{episode_id}")
     async def get_episode(request: Request, episode_id: str) -> EpisodeInfo:

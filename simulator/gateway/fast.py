@@ -20,9 +20,11 @@ from apps.kit.operation import Operation
 from apps.kit.rest import SURFACE_HEADER, answer, encode, error_body
 from apps.kit.trajectory import Surface
 from simulator.gateway.control import ControlCalls
+from simulator.gateway.peers import LOCAL_HEADER
 from simulator.store.episodes import EpisodeStore
 
 _SURFACE = SURFACE_HEADER.encode()
+_LOCAL = LOCAL_HEADER.encode()
 _SERVER_ERROR = b"Internal Server Error"
 
 
@@ -35,8 +37,9 @@ async def reply(send, status: int, body: bytes, media: bytes = b"application/jso
 class FastRoutes:
     """Answers the hot paths for ``simulator.gateway.server.Gateway``; ``answer`` says whether it did."""
 
-    def __init__(self, store: EpisodeStore, operations: list[Operation], control: ControlCalls):
-        self.store, self.control = store, control
+    def __init__(self, store: EpisodeStore, operations: list[Operation], control: ControlCalls,
+                 health: bool = True):
+        self.store, self.control, self.health = store, control, health   # health: off for a sharded worker
         self.operations = {(op.app, op.name): op for op in operations}
         self.apps = sorted(store.apps)
 
@@ -57,7 +60,7 @@ class FastRoutes:
                 return False
             await _guarded(send, lambda out: self._control(*call, out))
             return True
-        if method == "GET" and path == "/health":
+        if method == "GET" and path == "/health" and (self.health or _local(scope)):
             await reply(send, 200, encode({"status": "ok", "episodes": len(self.store), "apps": self.apps}))
             return True
         return False
@@ -76,6 +79,11 @@ class FastRoutes:
         except OpError as exc:   # no such episode, or a body that is not JSON
             status, answered = exc.status, error_body(exc.to_dict())
         await reply(send, status, answered)
+
+
+def _local(scope) -> bool:
+    """A peer's or the router's health check: this worker's own health only (``simulator.gateway.peers``)."""
+    return any(key == _LOCAL for key, _ in scope["headers"])
 
 
 async def _guarded(send, call) -> None:

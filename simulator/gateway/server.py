@@ -5,7 +5,7 @@
     /episodes/{id}/api/tools        every operation's schema and CLI shape (what ``ow`` builds its commands from)
     /episodes/{id}/mcp              per-episode MCP over streamable HTTP
     /episodes/{id}/gui/...          per-episode browser GUI (simulator/gui)
-    /health                         liveness
+    /health                         liveness (one worker of ``up --workers N``: every worker's)
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from simulator.gateway.control import ControlCalls, control_router
 from simulator.gateway.fast import FastRoutes, reply
 from simulator.gateway.mcp_lazy import INSTRUCTIONS, LazyMCP, allowed_hosts  # noqa: F401  (re-exported)
 from simulator.gateway.mcp_text import lone_surrogate_call, tool_error_reply
+from simulator.gateway.peers import Peers, across_workers, local_only
 from simulator.gui import mount_gui
 from simulator.gui.browser_tools import BrowserTools
 from simulator.service.serve import KEEP_ALIVE_S
@@ -85,14 +86,19 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     async def get_episode(episode_id: str):  # async: a dict lookup needs no worker thread
         return store.get(episode_id)
 
+    peers = Peers()   # the other workers of ``up --workers N`` (none otherwise)
+
     @api.get("/health", tags=["control"])  # the first route: the router tries routes in order
-    async def health() -> dict:
-        return {"status": "ok", "episodes": len(store), "apps": sorted(store.apps)}
+    async def health(request: Request) -> dict:
+        own = {"status": "ok", "episodes": len(store), "apps": sorted(store.apps)}
+        if not peers or local_only(request.headers):   # one worker (fast.py answers it), or a peer's question
+            return own
+        return across_workers(own, store.worker, await peers.gather("/health", request.headers))
 
     catalog = catalog if catalog is not None else task_catalog(store)
     api.state.catalog = catalog
     token = control_token(token)
-    api.include_router(control_router(store, catalog, token))
+    api.include_router(control_router(store, catalog, token, peers))
     tools: dict = {}
 
     @api.get("/episodes/{episode_id}/api/tools", tags=["agent"], summary="The episode's operations, for ow")
@@ -114,7 +120,7 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     api.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
     api.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
     # Operation calls, the control plane's direct call and /health skip FastAPI (simulator.gateway.fast).
-    fast = FastRoutes(store, operations, ControlCalls(store, token))
+    fast = FastRoutes(store, operations, ControlCalls(store, token), health=not peers)
     gateway = Gateway(api, mcp, store, {op.qualified_name: op for op in operations}, fast, deferred=deferred)
     return gateway
 

@@ -83,6 +83,8 @@ class EpisodeStore:
         self._worlds: dict[str, CompiledWorld] = {}
         self._episodes: dict[str, Episode] = {}
         self._making = 0   # episodes being created or forked, not yet added (``emptied``)
+        # One worker of ``up --workers N``: its tag goes into every id it makes (simulator/service/shards.py)
+        self.worker = env.worker
         self._lock = threading.Lock()
 
     def _source(self, app: str):
@@ -142,7 +144,8 @@ class EpisodeStore:
             raise Invalid(f"as: {actor} is not a person of world {world!r}", field="as")
         if episode_id is not None and episode_id in self._episodes:
             raise Invalid(f"episode_id: {episode_id} is already live", field="episode_id")
-        episode = Episode(episode_id or _new_id(), compiled, actor, self.hosts, VirtualClock(info.now_utc), world_ref=world,
+        episode = Episode(episode_id or _new_id(self.worker), compiled, actor, self.hosts, VirtualClock(info.now_utc),
+                          world_ref=world,
                           operations={name: app.operations for name, app in self.apps.items()})
         if record and self.trajectory_dir is None:
             raise Invalid("record: this server keeps no trajectory files (set OFFICEWORLD_TRAJECTORY_DIR)",
@@ -199,7 +202,7 @@ class EpisodeStore:
         the parent's header and steps, so that it replays alone)."""
         parent = self.get(episode_id)
         with self._made(), parent.lock:
-            child = parent.fork(_new_id())
+            child = parent.fork(_new_id(self.worker))
             if isinstance(parent.recorder, Recorder):
                 header = parent.recorder.header.model_copy(update={"episode": child.id, "forked_from": parent.id})
                 child.recorder = Recorder(self._file(child.id), header, child.trajectory)
@@ -272,5 +275,6 @@ def app_urls_from_env(apps: dict[str, App]) -> dict[str, str]:
     return {name: url for name, url in urls.items() if url}
 
 
-def _new_id() -> str:
-    return "ep_" + secrets.token_hex(8)
+def _new_id(worker: str = "") -> str:
+    """``ep_`` and 16 hex digits; a worker of ``up --workers N`` puts its tag between (``ep_w1_...``)."""
+    return f"ep_{worker}_{secrets.token_hex(8)}" if worker else "ep_" + secrets.token_hex(8)

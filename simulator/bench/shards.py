@@ -1,0 +1,118 @@
+"""``officeworld bench --load --workers N``: saturation over REST and MCP with one server, then with
+``officeworld up --workers N`` (N gateway processes behind HAProxy), and the ratio of the two.
+
+Each setup gets the same clients as ``--load``'s saturation runs (``simulator.bench.load``: one lean
+keep-alive connection per episode, each episode in a tight loop) for the same seconds: first over REST,
+then over MCP (a session per episode). One server is ``officeworld up`` on a loopback port, no router;
+N workers are reached through HAProxy, which sends each episode's calls to the worker holding it (the
+episodes were spread over the workers as they were created). The clients run in this one process, so on a
+machine with few cores they compete with the workers for CPU (``client_cpu_pct`` says how much they used):
+the ratio approaches N only with N cores free for the workers, and more for the clients and the router.
+The run stops by itself; nothing here asserts a figure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Iterator
+
+import httpx
+
+from simulator.bench.load import Agent, _each, _say, measure
+from simulator.bench.served import Served, server_process
+from simulator.bench.wire import Connection
+
+KEPT = ("achieved_per_s", "calls", "p50_ms", "p99_ms", "errors", "dropped", "client_cpu_pct")
+
+
+@contextlib.contextmanager
+def workers_process(world: str, workers: int, env: dict, timeout: float = 300.0) -> Iterator[Served]:
+    """``officeworld up --workers N`` in a child process on a free loopback port (HAProxy's); its URL and pid."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log = tempfile.TemporaryFile()
+    child = subprocess.Popen([sys.executable, "-m", "simulator.cli", "up", "--workers", str(workers), "--world", world,
+                              "--host", "127.0.0.1", "--port", str(port), "--no-episode"],
+                             stdout=log, stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while not _all_up(url, workers):
+            if child.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                raise RuntimeError(f"up --workers {workers} did not start: {log.read().decode()[-2000:]}")
+            time.sleep(0.2)
+        yield Served(url, child.pid)
+    finally:
+        child.terminate()   # the supervisor stops its workers and HAProxy
+        try:
+            child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        log.close()
+
+
+def _all_up(url: str, workers: int) -> bool:
+    try:
+        health = httpx.get(f"{url}/health", timeout=5).json()
+    except (httpx.HTTPError, ValueError):
+        return False
+    return health.get("status") == "ok" and len(health.get("workers", {})) == workers
+
+
+async def _saturate(url: str, pid: int, token: str, world: str, episodes: int, seconds: float) -> dict:
+    pool = [Connection.to(url, {"authorization": f"Bearer {token}"}) for _ in range(16)]
+
+    async def create(_: int, conn: Connection) -> Agent:
+        response = await conn.request("POST", "/v1/episodes", {"world": world})
+        if response.status != 201:
+            raise RuntimeError(f"creating an episode answered {response.status}: {response.body[:300]!r}")
+        return Agent(url, response.json()["id"])
+
+    agents = await _each(range(episodes), create, pool)
+    await measure(agents, Agent.rest, min(seconds, 3.0), pid, None)   # warm: first calls clone each app's image
+    rest = await measure(agents, Agent.rest, seconds, pid, None)
+    opened = await _each(agents, lambda agent, _: agent.open_mcp())
+    live = [a for a, ok in zip(agents, opened) if ok]
+    mcp = await measure(live, Agent.mcp, seconds, pid, None)
+    mcp["dropped"] += len(agents) - len(live)
+    await _each(live, lambda agent, _: agent.close_mcp())
+    for agent in agents:
+        agent.conn.close()
+    await _each(agents, lambda agent, conn: conn.request("DELETE", f"/v1/episodes/{agent.episode}"), pool)
+    for conn in pool:
+        conn.close()
+    spread: dict[str, int] = {}
+    for agent in agents:
+        tag = agent.episode.split("_")[1] if agent.episode.count("_") == 2 else "w0"
+        spread[tag] = spread.get(tag, 0) + 1
+    return {"rest": {k: rest[k] for k in KEPT}, "mcp": {k: mcp[k] for k in KEPT}, "episodes_per_worker": spread}
+
+
+def run(world: str = "acme", workers: int = 2, episodes: int = 100, seconds: float = 10.0) -> dict:
+    """Saturation with one server and with ``workers`` workers behind HAProxy; the ratio per surface."""
+    token = "ow_bench_" + secrets.token_hex(8)
+    env = {**os.environ, "OFFICEWORLD_TOKEN": token, "OFFICEWORLD_IDLE_TIMEOUT": "0"}
+    env.pop("OFFICEWORLD_TRAJECTORY_DIR", None)   # measured without trajectory files, as --load is
+    out: dict = {"episodes": episodes, "seconds_per_run": seconds, "cores": os.cpu_count(),
+                 "load_average_at_start": [round(x, 1) for x in os.getloadavg()]}
+    _say(f"saturation with one server: {episodes} episodes, {seconds:g} s over REST then MCP")
+    with server_process(world, env=env) as server:
+        out["workers_1"] = asyncio.run(_saturate(server.url, server.pid, token, world, episodes, seconds))
+    _say(f"saturation with {workers} workers behind HAProxy: the same")
+    with workers_process(world, workers, env) as served:
+        out[f"workers_{workers}"] = asyncio.run(_saturate(served.url, served.pid, token, world, episodes, seconds))
+    out["ratio"] = {surface: round(out[f"workers_{workers}"][surface]["achieved_per_s"]
+                                   / max(out["workers_1"][surface]["achieved_per_s"], 0.1), 2)
+                    for surface in ("rest", "mcp")}
+    return out

@@ -1,0 +1,85 @@
+"""The other workers of ``officeworld up --workers N``, which the listing and ``/health`` ask too.
+
+The router (HAProxy, ``simulator/service/shards.py``) sends a request naming an episode to the worker that
+owns it, and any other request to any worker. A request that should answer across workers (``GET
+/v1/episodes``, ``GET /health``) is answered by the worker that got it: its own part, and each peer's,
+asked over loopback with ``LOCAL_HEADER`` set, so that the peer answers only its own part (and asks no one
+in turn). The request's ``Host`` and ``Authorization`` go along, so that the URLs a peer hands out name the
+router, as the worker's own do. A peer that does not answer (down, restarting) is named in the answer
+(``missing``), never guessed at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import httpx
+
+from apps.kit.settings import settings
+
+LOCAL_HEADER = "x-officeworld-local"   # "this worker's own part only" (the peers' requests, HAProxy's checks)
+MISSING_HEADER = "X-Officeworld-Workers-Down"   # a listing's workers that did not answer
+TIMEOUT_S = 10.0
+
+
+@dataclass
+class Gathered:
+    """Each answering peer's JSON, and the tags of those that did not answer."""
+
+    answers: dict[str, object]
+    missing: list[str]
+
+
+class Peers:
+    """The peers named by ``OFFICEWORLD_PEERS`` (``tag=URL,...``), read when made."""
+
+    def __init__(self, spec: str | None = None):
+        spec = settings().peers if spec is None else spec
+        self.urls: dict[str, str] = {}
+        for item in filter(None, (part.strip() for part in spec.split(","))):
+            tag, _, url = item.partition("=")
+            if not tag or not url.startswith("http"):
+                raise ValueError(f"peers: {item!r} is not tag=URL (e.g. w1=http://127.0.0.1:8101)")
+            self.urls[tag.strip()] = url.strip().rstrip("/")
+        self._client: httpx.AsyncClient | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.urls)
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:   # made in the server's loop, on first use
+            self._client = httpx.AsyncClient(timeout=TIMEOUT_S)
+        return self._client
+
+    async def gather(self, path: str, headers, params=None) -> Gathered:
+        """``GET path`` of every peer at once, with the request's ``Host`` and ``Authorization`` and
+        ``LOCAL_HEADER``."""
+        sent = {LOCAL_HEADER: "1"}
+        for name in ("host", "authorization"):
+            if headers.get(name):
+                sent[name] = headers[name]
+        results = await asyncio.gather(*(self._get(url + path, sent, params) for url in self.urls.values()))
+        answers = {tag: body for tag, body in zip(self.urls, results) if body is not None}
+        return Gathered(answers, [tag for tag in self.urls if tag not in answers])
+
+    async def _get(self, url: str, headers: dict, params) -> object | None:
+        try:
+            response = await self._http().get(url, headers=headers, params=params)
+        except httpx.HTTPError:
+            return None
+        return response.json() if response.status_code == 200 else None
+
+
+def local_only(headers) -> bool:
+    """Whether a request asks for this worker's own part only (a peer's, or the router's health check)."""
+    return bool(headers.get(LOCAL_HEADER))
+
+
+def across_workers(own: dict, tag: str, gathered: Gathered) -> dict:
+    """``/health`` of every worker: each one's own answer (or ``down``), the episodes of all, ``degraded``
+    when one did not answer."""
+    workers: dict[str, object] = {tag: own, **gathered.answers, **{t: {"status": "down"} for t in gathered.missing}}
+    episodes = sum(w.get("episodes", 0) for w in workers.values() if isinstance(w, dict))
+    return {"status": "degraded" if gathered.missing else "ok", "episodes": episodes, "apps": own["apps"],
+            "workers": dict(sorted(workers.items()))}

@@ -1,0 +1,97 @@
+"""HAProxy's configuration for ``officeworld up --workers N`` (``simulator/service/shards.py`` runs it).
+
+Every episode id a worker makes carries its tag (``ep_w1_...``, ``simulator.store.episodes``). HAProxy sends a
+path naming an episode (``/episodes/{id}/...``: REST, MCP, GUI; ``/v1/episodes/{id}/...``: the control API;
+``/v1/view?episode={id}``) to the backend of the worker its id names, which holds that one worker only: no
+other worker ever answers for it. Anything else (creating an episode, the listing, tasks, health, docs) goes
+to any healthy worker (``leastconn``). HAProxy checks each worker's own ``/health`` every 2 s and sends
+nothing to one that failed three checks in a row; a request for an episode whose worker is down (or goes away while
+answering) gets HAProxy's own answer in the API's error shape, ``{"error": {"type": "unavailable", ...}}``,
+with status 503 (502 or 504 when the worker went away or went silent mid-answer).
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import shutil
+from pathlib import Path
+
+from simulator.gateway.peers import LOCAL_HEADER
+from simulator.service.serve import KEEP_ALIVE_S
+
+HAPROXY_FIX = ("haproxy is not installed; `up --workers N` needs it as its router: apt-get install haproxy "
+               "(./dev.sh setup installs it when run as root), or run one worker (--workers 1)")
+_REASONS = {502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout"}
+
+
+def haproxy_binary() -> str | None:
+    """HAProxy's path (Debian puts it in /usr/sbin, often not on a user's PATH), or None."""
+    found = shutil.which("haproxy")
+    if found:
+        return found
+    return next((str(p) for p in (Path("/usr/sbin/haproxy"), Path("/usr/local/sbin/haproxy")) if p.exists()), None)
+
+
+def error_file(status: int, message: str) -> str:
+    """A raw HTTP response HAProxy sends as it is (``errorfile``): the API's error shape."""
+    body = json.dumps({"error": {"type": "unavailable", "message": message, "field": "episode_id"}})
+    return (f"HTTP/1.1 {status} {_REASONS[status]}\r\ncontent-type: application/json\r\ncache-control: no-cache\r\n"
+            f"content-length: {len(body.encode())}\r\nconnection: close\r\n\r\n{body}")
+
+
+def _worker_errors(tag: str) -> dict[int, str]:
+    return {
+        503: f"worker {tag}, which holds this episode, is down (it is being restarted: retry shortly)",
+        502: f"worker {tag}, which holds this episode, went away while answering: the call may or may not "
+             "have been done (its step is in the trajectory if it was); retry once it is back",
+        504: f"worker {tag}, which holds this episode, did not answer in time"}
+
+
+_ANY = {503: "no worker is up (they are being restarted: retry shortly)",
+        502: "the worker went away while answering: retry", 504: "the worker did not answer in time"}
+
+
+def write_config(folder: Path, host: str, port: int, workers: dict[str, int]) -> Path:
+    """Write ``haproxy.cfg`` and its error files into ``folder``: listen on ``host:port``, one backend per
+    worker (tag -> loopback port) and one over them all."""
+    for tag, messages in {**{t: _worker_errors(t) for t in workers}, "any": _ANY}.items():
+        for status, message in messages.items():
+            (folder / f"{tag}-{status}.http").write_text(error_file(status, message), encoding="utf-8")
+    bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    lines = [
+        "global", f"    maxconn {_max_connections()}", "",
+        "defaults", "    mode http", "    timeout connect 5s",
+        # MCP's event streams and a slow grading stay open long; a kept idle connection lasts as the server's.
+        "    timeout client 1h", "    timeout server 1h", "    timeout tunnel 1h",
+        f"    timeout http-keep-alive {KEEP_ALIVE_S}s", "    retries 2", "",
+        "frontend router", f"    bind {bind}"]
+    for tag in workers:
+        lines += [f"    acl {tag} path_beg /episodes/ep_{tag}_ /v1/episodes/ep_{tag}_",
+                  f"    acl {tag} url_param(episode) -m beg ep_{tag}_",
+                  f"    use_backend {tag} if {tag}"]
+    lines += ["    default_backend any", ""]
+    check = ["    option httpchk", f"    http-check send meth GET uri /health hdr {LOCAL_HEADER} 1",
+             "    http-check expect status 200",
+             # A worker busy answering hundreds of clients answers its check late, not never: only one that fails
+             # three in a row (10 s each) is taken out. A dead one is refused at once: its requests answer 503
+             # whatever the checks say.
+             "    timeout check 10s", "    default-server inter 2s fall 3 rise 1"]
+    for tag, worker_port in workers.items():
+        lines += [f"backend {tag}", *check, *_errorfiles(folder, tag),
+                  f"    server {tag} 127.0.0.1:{worker_port} check", ""]
+    lines += ["backend any", "    balance leastconn", "    option redispatch", *check, *_errorfiles(folder, "any"),
+              *(f"    server {tag} 127.0.0.1:{p} check" for tag, p in workers.items()), ""]
+    path = folder / "haproxy.cfg"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def _errorfiles(folder: Path, tag: str) -> list[str]:
+    return [f"    errorfile {status} {folder / f'{tag}-{status}.http'}" for status in _REASONS]
+
+
+def _max_connections() -> int:
+    """As many connections as the open-file limit allows HAProxy (two descriptors each), at most 20,000."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    return 20000 if hard == resource.RLIM_INFINITY else max(100, min(20000, (hard - 200) // 2))

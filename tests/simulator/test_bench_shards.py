@@ -1,0 +1,23 @@
+"""``officeworld bench --load --workers N``'s saturation with one server and with N workers behind HAProxy runs by
+itself and reports both and their ratio. No figure is asserted: only that the runs work, every call
+succeeds and the episodes were spread over the workers."""
+
+import pytest
+
+from simulator.service.router import haproxy_binary
+
+
+@pytest.mark.skipif(haproxy_binary() is None, reason="haproxy is not installed (./dev.sh setup installs it as root)")
+def test_saturation_with_one_server_and_two_workers_and_their_ratio():
+    from simulator.bench.shards import KEPT, run
+
+    report = run("acme", workers=2, episodes=4, seconds=0.5)
+    for setup in ("workers_1", "workers_2"):
+        for surface in ("rest", "mcp"):
+            figures = report[setup][surface]
+            assert set(figures) == set(KEPT)
+            assert figures["calls"] > 0 and figures["errors"] == 0 and figures["dropped"] == 0, (setup, surface)
+    assert report["workers_1"]["episodes_per_worker"] == {"w0": 4}
+    spread = report["workers_2"]["episodes_per_worker"]
+    assert set(spread) == {"w0", "w1"} and sum(spread.values()) == 4   # leastconn takes turns among idle workers
+    assert set(report["ratio"]) == {"rest", "mcp"} and all(r > 0 for r in report["ratio"].values())
