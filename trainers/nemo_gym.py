@@ -55,22 +55,22 @@ from pydantic import ConfigDict, Field, PrivateAttr
 from simulator.gateway.client import AsyncClient, Client, ControlError
 
 
-class OfficeWorldResourcesServerConfig(BaseResourcesServerConfig):  # type: ignore[misc]
+class OfficeWorldResourcesServerConfig(BaseResourcesServerConfig):
     world_url: str = Field(description="The world's control plane, e.g. http://127.0.0.1:8000")
     world_token: str = Field(description="Its control token")
     toolset: str = Field("task", description="task (the task's apps' tools) or all")
 
 
-class OfficeWorldSeedRequest(BaseSeedSessionRequest):  # type: ignore[misc]
+class OfficeWorldSeedRequest(BaseSeedSessionRequest):
     model_config = ConfigDict(extra="allow")
     task_id: str = Field(min_length=1, description="The task the rollout runs")
 
 
-class OfficeWorldVerifyRequest(BaseVerifyRequest):  # type: ignore[misc]
+class OfficeWorldVerifyRequest(BaseVerifyRequest):
     model_config = ConfigDict(extra="allow")
 
 
-class OfficeWorldVerifyResponse(BaseVerifyResponse):  # type: ignore[misc]
+class OfficeWorldVerifyResponse(BaseVerifyResponse):
     model_config = ConfigDict(extra="allow")
     gradable: bool = True
     passed: bool = False
@@ -88,7 +88,7 @@ def infrastructure(error: Exception) -> bool:
     return isinstance(error, httpx.HTTPError) or (isinstance(error, ControlError) and error.status >= 500)
 
 
-class OfficeWorldResourcesServer(SimpleResourcesServer):  # type: ignore[misc]
+class OfficeWorldResourcesServer(SimpleResourcesServer):
     """One world episode per NeMo session (rollout): seeded, called, verified, deleted."""
 
     config: OfficeWorldResourcesServerConfig

@@ -39,7 +39,6 @@ from typing import Any
 
 import httpx
 
-
 REUSE_IDLE_S = 15.0   # well under the servers' 65 s (aiohttp's default)
 MAX_IDLE = 20         # idle connections ``Client`` keeps (httpx's default max_keepalive_connections)
 
