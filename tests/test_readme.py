@@ -79,7 +79,7 @@ NOT_RUN = {
     ".venv-openenv/bin/openenv build /tmp/officeworld_env":
         "needs a Docker engine; tests/trainers/test_openenv_package.py runs it with a stand-in docker and "
         ".ci/openenv-image builds the Dockerfile with Podman",
-    "docker run -p 8000:8000 -e OFFICEWORLD_SUITE=crm openenv-officeworld":
+    "docker run -p 8000:8000 -e OFFICEWORLD_SUITE=mail openenv-officeworld":
         "needs a Docker engine; .ci/openenv-image runs the image with Podman",
     ".venv-openenv/bin/openenv push /tmp/officeworld_env --repo-id YOU/officeworld":
         "needs the Hugging Face Hub and a login: not run anywhere",
