@@ -12,7 +12,8 @@
 #   system   bubblewrap (the shell-agent jail), chromium (the GUI tools), haproxy (the router of `up --workers N`)
 #            and docker-compose (checks compose.yaml), system-wide with apt-get when run as root and they are missing
 #   trainers (test, setup --trainers) PyTorch's CPU build and the extras test, trl, gym, ray, plot and skyrl into .venv,
-#            the trainers' own libraries into .venv-side, and the MCP Inspector into tools/inspector/node_modules
+#            the trainers' own libraries into .venv-side, OpenEnv 0.10's CLI into .venv-openenv, NeMo Gym into
+#            .venv-nemo (Python 3.12: pyenv's or python3.12 on PATH), and the MCP Inspector into tools/inspector/node_modules
 # README.md ("Set-up") says how long each takes and how much disk it uses.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -21,6 +22,8 @@ SERVING_STAMP="$VENV/.officeworld-serving.sha256"
 STAMP="$VENV/.officeworld-pyproject.sha256"   # the trainer extras (and so serving too) installed
 SIDE=${OFFICEWORLD_SIDE_VENV:-.venv-side}
 SIDE_STAMP="$SIDE/.officeworld-side.sha256"
+OPENENV_VENV=${OFFICEWORLD_OPENENV_VENV:-.venv-openenv}
+NEMO_VENV=${OFFICEWORLD_NEMO_VENV:-.venv-nemo}
 NPM_STAMP=tools/inspector/node_modules/.officeworld-lock.sha256
 PIP=(--quiet --disable-pip-version-check)
 
@@ -103,6 +106,14 @@ trainers() {
     digest trainers/side-requirements.txt > "$SIDE_STAMP"
     done_step
   fi
+  # OpenEnv 0.10 (its validator and packaging CLI) and NeMo Gym pin MCP SDK 1.x: each in a venv of its own.
+  apart "$OPENENV_VENV" python3 trainers/openenv-requirements.txt "OpenEnv 0.10's CLI (openenv validate / build / push)"
+  local py312
+  if py312=$(python312); then
+    apart "$NEMO_VENV" "$py312" trainers/nemo-requirements.txt "NeMo Gym, for its resources-server adapter's tests"
+  else
+    say "not installed: NeMo Gym needs Python 3.12 (none found: set PYTHON312; its tests are skipped)"
+  fi
   if [ -n "$force" ] || [ "$(cat "$NPM_STAMP" 2>/dev/null)" != "$(digest tools/inspector/package-lock.json)" ]; then
     step "trainers: installing the MCP Inspector into tools/inspector/node_modules (npm ci)" \
       "its tests and the README's Inspector example; its package-lock.json is new or changed"
@@ -110,6 +121,31 @@ trainers() {
     digest tools/inspector/package-lock.json > "$NPM_STAMP"
     done_step
   fi
+}
+
+# apart VENV PYTHON REQUIREMENTS WHAT: a trainer library that pins what ours cannot share, in VENV (made with PYTHON),
+# from REQUIREMENTS, again only when that file changes (or with setup --trainers).
+apart() {
+  local venv=$1 python=$2 requirements=$3 stamp="$1/.officeworld-requirements.sha256"
+  if [ -n "${force:-}" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$(digest "$requirements")" ]; then
+    step "trainers: installing $4 into $venv" "it pins MCP SDK 1.x; $requirements is new or changed"
+    [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+    "$venv/bin/pip" install "${PIP[@]}" -r "$requirements"
+    digest "$requirements" > "$stamp"
+    done_step
+  fi
+}
+
+# The first Python 3.12 that really runs (pyenv's shim for python3.12 is on PATH but fails where 3.12 is not active).
+python312() {
+  local candidate
+  for candidate in ${PYTHON312:-} $(command -v python3.12 || true) \
+      $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python 2>/dev/null); do
+    if "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2>/dev/null; then
+      echo "$candidate"; return 0
+    fi
+  done
+  return 1
 }
 
 # Everything the test suite needs (the trainers' install covers serving's packages, and says so in its stamp).

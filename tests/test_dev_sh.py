@@ -21,7 +21,8 @@ def _script(path: Path, body: str) -> None:
     path.chmod(0o755)
 
 
-def _sandbox(tmp_path: Path, system_tools: tuple[str, ...] = ("bwrap", "chromium", "docker-compose"), uid: int = 1000):
+def _sandbox(tmp_path: Path, system_tools: tuple[str, ...] = ("bwrap", "chromium", "docker-compose"), uid: int = 1000,
+             python312: bool = True):
     """A copy of the set-up files, a fake .venv and a PATH of fakes and the few real tools dev.sh needs."""
     repo, bin_dir, log = tmp_path / "repo", tmp_path / "bin", tmp_path / "calls.log"
     (repo / "tools" / "inspector").mkdir(parents=True)
@@ -30,7 +31,8 @@ def _sandbox(tmp_path: Path, system_tools: tuple[str, ...] = ("bwrap", "chromium
     shutil.copy(ROOT / "constraints.txt", repo / "constraints.txt")
     shutil.copy(ROOT / "tools" / "inspector" / "package-lock.json", repo / "tools" / "inspector" / "package-lock.json")
     (repo / "trainers").mkdir()
-    shutil.copy(ROOT / "trainers" / "side-requirements.txt", repo / "trainers" / "side-requirements.txt")
+    for name in ("side-requirements.txt", "openenv-requirements.txt", "nemo-requirements.txt"):
+        shutil.copy(ROOT / "trainers" / name, repo / "trainers" / name)
     venv = repo / ".venv" / "bin"
     venv.mkdir(parents=True)
     _script(venv / "python", f'[ "$1 $2" = "-m pytest" ] && {{ echo "pytest $*"; exit 0; }}; exec {sys.executable} "$@"')
@@ -40,7 +42,14 @@ def _sandbox(tmp_path: Path, system_tools: tuple[str, ...] = ("bwrap", "chromium
     side.mkdir(parents=True)
     _script(side / "python", "true")
     _script(side / "pip", f'echo "side-pip $*" >> {log}')
+    for venv_name, pip in ((".venv-openenv", "openenv-pip"), (".venv-nemo", "nemo-pip")):   # made already too
+        apart = repo / venv_name / "bin"
+        apart.mkdir(parents=True)
+        _script(apart / "python", "true")
+        _script(apart / "pip", f'echo "{pip} $*" >> {log}')
     bin_dir.mkdir()
+    if python312:
+        _script(bin_dir / "python3.12", "exit 0")   # passes dev.sh's version check
     for real in ("sh", "sha256sum", "cut", "cat", "mkdir", "dirname", "grep", "sed", "mv"):
         (bin_dir / real).symlink_to(shutil.which(real))
     _script(bin_dir / "npm", f'echo "npm $*" >> {log}; mkdir -p node_modules')
@@ -83,14 +92,15 @@ def test_dev_sh_test_installs_the_trainers_too_once_and_again_when_their_files_c
     repo, dev, calls, log = _sandbox(tmp_path)
     first = dev("test", "-q")
     assert first.returncode == 0 and first.stdout.startswith("pytest -m pytest -n auto"), first.stderr
-    assert calls() == ["pip", "side-pip", "npm"]   # torch is there (this machine's venv has it)
+    assert calls() == ["pip", "side-pip", "openenv-pip", "nemo-pip", "npm"]   # torch is there (this machine's venv has it)
     [install] = _project_installs(log)
     assert "[test,trl,gym,ray,plot,skyrl]" in install and "-c constraints.txt" in install
-    assert "-r trainers/side-requirements.txt" in log.read_text()
+    for requirements in ("side", "openenv", "nemo"):
+        assert f"-r trainers/{requirements}-requirements.txt" in log.read_text()
     steps = [line for line in first.stderr.splitlines() if line.startswith("dev.sh: trainers: installing")]
-    assert len(steps) == 3 and all("(" in line and line.endswith("...") for line in steps)   # what, then why
-    assert first.stderr.count("done in ") == 3
-    assert dev("hello").returncode == 0 and len(calls()) == 3   # the trainers' install covers serving
+    assert len(steps) == 5 and all("(" in line and line.endswith("...") for line in steps)   # what, then why
+    assert first.stderr.count("done in ") == 5
+    assert dev("hello").returncode == 0 and len(calls()) == 5   # the trainers' install covers serving
     n = len(calls())
     assert dev("test").returncode == 0 and len(calls()) == n
     (repo / "pyproject.toml").write_text((repo / "pyproject.toml").read_text() + "\n# changed\n")
@@ -100,8 +110,11 @@ def test_dev_sh_test_installs_the_trainers_too_once_and_again_when_their_files_c
     side.write_text(side.read_text() + "\n# changed\n")
     assert dev("hello").returncode == 0 and calls()[n:] == ["pip", "pip"]
     assert dev("test").returncode == 0 and calls()[n:] == ["pip", "pip", "side-pip"]
+    nemo = repo / "trainers" / "nemo-requirements.txt"
+    nemo.write_text(nemo.read_text() + "\n# changed\n")
+    assert dev("test").returncode == 0 and calls()[n + 3:] == ["nemo-pip"]
     (repo / "constraints.txt").write_text((repo / "constraints.txt").read_text() + "\n# changed\n")
-    assert dev("test").returncode == 0 and calls()[n + 3:] == ["pip"]
+    assert dev("test").returncode == 0 and calls()[n + 4:] == ["pip"]
 
 
 def test_dev_sh_setup_reinstalls_serving_and_with_trainers_everything(tmp_path):
@@ -109,7 +122,14 @@ def test_dev_sh_setup_reinstalls_serving_and_with_trainers_everything(tmp_path):
     assert dev("setup").returncode == 0 and calls() == ["pip"]
     assert dev("setup").returncode == 0 and calls() == ["pip", "pip"]   # setup reinstalls
     done = dev("setup", "--trainers")
-    assert done.returncode == 0 and calls()[2:] == ["pip", "side-pip", "npm"], done.stderr
+    assert done.returncode == 0 and calls()[2:] == ["pip", "side-pip", "openenv-pip", "nemo-pip", "npm"], done.stderr
+
+
+def test_dev_sh_without_python_3_12_says_nemo_gym_is_not_installed(tmp_path):
+    repo, dev, calls, log = _sandbox(tmp_path, python312=False)
+    done = dev("setup", "--trainers")
+    assert done.returncode == 0 and "nemo-pip" not in calls() and "openenv-pip" in calls(), done.stderr
+    assert "not installed: NeMo Gym needs Python 3.12" in done.stderr
 
 
 def test_dev_sh_freeze_writes_constraints_from_the_venv(tmp_path):
@@ -156,4 +176,4 @@ def test_dev_sh_a_command_only_the_test_extras_have_installs_everything(tmp_path
                                             f'{shutil.which("chmod")} +x {repo}/.venv/bin/mypy;; esac')
     done = dev("mypy")   # as ./dev.sh mypy on a clone that only served so far: mypy comes with the test extra
     assert done.returncode == 0 and done.stdout == "mypy here\n", done.stderr
-    assert calls() == ["pip", "pip", "side-pip", "npm"]
+    assert calls() == ["pip", "pip", "side-pip", "openenv-pip", "nemo-pip", "npm"]

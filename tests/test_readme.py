@@ -80,6 +80,17 @@ NOT_RUN = {
         "needs a GPU and the model's weights; trainers/trl.py has its own tests",
     "officeworld learnability --suite crm --model http://127.0.0.1:8080/v1 --k 16 --out runs/crm-learn":
         "needs a model endpoint; tests/simulator/test_learnability.py drives it with a scripted model",
+    "python -m trainers.openenv_package /tmp/officeworld_env":
+        "writes into /tmp; tests/trainers/test_openenv_package.py writes the package and validates it",
+    ".venv-openenv/bin/openenv validate /tmp/officeworld_env":
+        "reads the package above; tests/trainers/test_openenv_package.py runs openenv's validator on one",
+    ".venv-openenv/bin/openenv build /tmp/officeworld_env":
+        "needs a Docker engine; tests/trainers/test_openenv_package.py runs it with a stand-in docker and "
+        ".ci/openenv-image builds the Dockerfile with Podman",
+    "docker run -p 8000:8000 -e OFFICEWORLD_SUITE=mail openenv-officeworld":
+        "needs a Docker engine; .ci/openenv-image runs the image with Podman",
+    ".venv-openenv/bin/openenv push /tmp/officeworld_env --repo-id YOU/officeworld":
+        "needs the Hugging Face Hub and a login: not run anywhere",
     "officeworld openenv --suite crm --port 8001":
         "serves until stopped; tests/trainers/test_openenv.py starts it and drives it with OpenEnv's own client",
     "./dev.sh up": "serves until stopped; the server it starts is the one started here",

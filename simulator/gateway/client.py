@@ -39,8 +39,6 @@ from typing import Any
 
 import httpx
 
-from apps.kit.settings import settings
-
 REUSE_IDLE_S = 15.0   # well under the servers' 65 s (aiohttp's default)
 MAX_IDLE = 20         # idle connections ``Client`` keeps (httpx's default max_keepalive_connections)
 
@@ -146,7 +144,9 @@ class _Origin:
         self.prefix = self.base.raw_path.decode("ascii").rstrip("/")
         self.origin = str(self.base.copy_with(raw_path=b"/")).rstrip("/")
         self.timeout = timeout
-        token = token or settings().token
+        if not token:   # imported here: the client alone needs only httpx and aiohttp (NeMo Gym's venv has no more)
+            from apps.kit.settings import settings
+            token = settings().token
         if token and not (token.isascii() and token.isprintable()):
             raise ValueError("token: a bearer token is printable ASCII (no line breaks or other control characters)")
         self.headers = {"Authorization": f"Bearer {token}"} if token else {}

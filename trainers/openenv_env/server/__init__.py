@@ -1,0 +1,1 @@
+"""officeworld's OpenEnv server (``server.app:app``, what openenv.yaml names)."""
