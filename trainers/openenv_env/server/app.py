@@ -5,19 +5,22 @@ officeworld's); it speaks its wire format, which ``openenv validate --url`` chec
     uvicorn server.app:app --host 0.0.0.0 --port 8000     # or: python -m server.app
 """
 
-import os
+import argparse
 
 from trainers.openenv import app
 
 __all__ = ["app", "main"]
 
 
-def main() -> None:
-    """Serve the app on ``OFFICEWORLD_HOST`` (default 0.0.0.0: this runs in a container) and ``OFFICEWORLD_PORT`` (8000)."""
+def main(argv: list[str] | None = None) -> None:
+    """Serve the app on ``--host`` (default 0.0.0.0: this runs in a container) and ``--port`` (8000)."""
     import uvicorn
 
-    uvicorn.run(app, host=os.environ.get("OFFICEWORLD_HOST", "0.0.0.0"), port=int(os.environ.get("OFFICEWORLD_PORT", "8000")),
-                log_level="warning")
+    parser = argparse.ArgumentParser(prog="server.app", description="officeworld's OpenEnv server")
+    parser.add_argument("--host", default="0.0.0.0")
+    parser.add_argument("--port", type=int, default=8000)
+    options = parser.parse_args(argv)
+    uvicorn.run(app, host=options.host, port=options.port, log_level="warning")
 
 
 if __name__ == "__main__":
