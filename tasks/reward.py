@@ -57,7 +57,8 @@ class Reward(BaseModel):
 
 def combine(task: str, version: int, scores: list[CriterionScore], collateral: list[dict]) -> Reward:
     errors = [f"{c.id}: {c.message}" for c in scores if c.status == "error" and c.role != "perception"]
-    perception, evidence = _mean([c for c in scores if c.role == "perception"]), _mean([c for c in scores if c.kind == "evidence"])
+    perception = _mean([c for c in scores if c.role == "perception"])
+    evidence = _mean([c for c in scores if c.kind == "evidence"])
     errors += [f"{c.id}: could not be checked: {c.message}" for c in scores
                if c.status == "na" and c.role not in ("diagnostic", "perception")]
     goals = [c for c in scores if c.role == "goal"]

@@ -69,6 +69,8 @@ class Outcome:
             out["failed_criteria"] = self.failed
         if self.step_errors:
             out["step_errors"] = self.step_errors[:3]
+        if self.perception is not None:
+            out["perception"] = self.perception
         if self.equivalent:
             out["equivalent"] = True
         if self.note:
