@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 
 import httpx
 import pytest
@@ -24,7 +25,8 @@ from simulator.tasks.catalog import task_catalog
 
 TASK = {"id": "renewal-stage", "outcome": "answer", "prompt": "Which stage is the Globex renewal in?",
         "bindings": {"deal": {"from": "crm.opportunity", "where": {"name": "Globex - Renewal 2026"}}},
-        "criteria": [{"id": "stage", "answer": {"type": "text", "tokens": ["$deal.stage"]}}],
+        "criteria": [{"id": "stage", "answer": {"type": "text", "tokens": ["$deal.stage"]}},
+                     {"id": "saw", "role": "perception", "perception": {"needs": ["$deal.stage"]}}],
         "oracle": [{"op": "task.submit_answer", "args": {"answer": "$deal.stage"}}]}
 
 
@@ -100,18 +102,20 @@ def test_a_snapshot_episode_answers_with_the_accessibility_tree(server):
 
 
 class Looks:
-    """A stand-in policy: looks at the CRM through the browser, then answers what it was shown."""
+    """A stand-in policy: opens the deal in the browser, says what it sees, then answers."""
+
+    CALLS = [("browser_goto", {"url": "crm/search?q=globex+renewal"}), ("browser_click", {"text": "Globex - Renewal 2026"}),
+             ("task_describe_view", {"description": "The deal Globex - Renewal 2026, in stage Proposal."}),
+             ("task_submit_answer", {"answer": "Proposal"})]
 
     def __init__(self):
         self.seen: list[list[dict]] = []
 
     async def reply(self, http, messages, tools, *, task, sample):
         self.seen.append(list(messages))
-        if len(self.seen) == 1:
-            return {"role": "assistant", "tool_calls": [{"id": "a", "type": "function", "function": {
-                "name": "browser_goto", "arguments": '{"url": "crm/search?q=globex+renewal"}'}}]}
-        return {"role": "assistant", "tool_calls": [{"id": "b", "type": "function", "function": {
-            "name": "task_submit_answer", "arguments": '{"answer": "Proposal"}'}}]}
+        name, arguments = self.CALLS[len(self.seen) - 1]
+        return {"role": "assistant", "tool_calls": [{"id": f"c{len(self.seen)}", "type": "function", "function": {
+            "name": name, "arguments": json.dumps(arguments)}}]}
 
     def describe(self) -> dict:
         return {"policy": "looks"}
@@ -126,6 +130,7 @@ def test_the_runner_offers_the_browser_and_shows_the_model_its_screenshot(server
             return await rollout(ow, http, policy, TASK["id"], 0, observation="pixels")
     done = asyncio.run(run())
     assert done.failure is None and done.counts == {}, (done.failure, done.detail, done.counts)
+    assert (done.reward, done.perception, done.evidence) == (1.0, 1.0, None)   # what the pages showed counts as read
     tool_reply, shown = policy.seen[1][-2], policy.seen[1][-1]
     assert tool_reply["role"] == "tool" and "screenshot" not in tool_reply["content"]
     assert shown["role"] == "user" and shown["content"][1]["image_url"]["url"].startswith("data:image/png;base64,")
