@@ -90,15 +90,16 @@ async def _converse(ow, http, policy: Policy, episode, messages, out: Rollout, m
         if not calls:
             out.failure = "no_answer"
             return
-        submitted, shots = False, []
+        submitted, shots = False, list[str]()
         for tool_call in calls:
             content, ok_submit = await _run_call(ow, episode["id"], tool_call, out, shots)
             submitted = submitted or ok_submit
             messages.append({"role": "tool", "tool_call_id": tool_call.get("id") if isinstance(tool_call, dict) else "",
                              "content": content})
         if shots:
-            messages.append({"role": "user", "content": [{"type": "text", "text": "The screen after your actions:"}] +
-                             [{"type": "image_url", "image_url": {"url": f"data:image/png;base64,{png}"}} for png in shots]})
+            parts: list[dict] = [{"type": "text", "text": "The screen after your actions:"}]
+            parts += [{"type": "image_url", "image_url": {"url": f"data:image/png;base64,{png}"}} for png in shots]
+            messages.append({"role": "user", "content": parts})
         if submitted:
             return
     out.failure = "max_turns"
