@@ -45,8 +45,10 @@ def done_rollouts(folder: Path | None, run: str) -> dict[tuple[str, int], dict]:
         if meta.get("run") != run or file.footer is None or file.footer.reason != "finish" or \
                 not isinstance(task, str) or not isinstance(sample, int):
             continue
+        graded = file.footer.reward or {}
         out[task, sample] = {"task": task, "sample": sample, "episode": file.header.episode,
                              "reward": file.footer.total, "passed": bool(file.footer.passed), "failure": None,
+                             "perception": graded.get("perception"), "evidence": graded.get("evidence"),
                              "resumed": True}
     return out
 
