@@ -9,7 +9,7 @@ year's sheet, a past meeting), so a description must say which is which, and the
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta, timezone
 
 from scenarios.draft import Draft
 from scenarios.families.common import first, mail, money, new_customer, read_only, round_to
@@ -137,6 +137,8 @@ def next_meeting(d: Draft) -> None:
                           today + timedelta(days=d.rng.randint(1, 2)))
     for save, day, person in (("past", past, mate), ("next", ahead, mate), ("rival", rival, other)):
         start = datetime.combine(day, time(d.rng.randint(10, 14)))
+        if start.replace(tzinfo=d.view.zone).astimezone(timezone.utc).date() != day:
+            raise Skip("the calendar answers in UTC, and midday here falls on another UTC day")
         d.setup("calendar.create_event", save=save, title=f"{topic}", start=start, end=start + timedelta(hours=1),
                 time_zone=tz, attendees=[person.email])
     d.distractors = 2
@@ -157,9 +159,9 @@ FAMILIES = [
     Family("perception-mail-quote", "say what the mail shows (a quote, its revision, a rival's), then give the "
            "latest total", ("mail",), "train", vendor_quote),
     Family("perception-calendar-next", "say which meetings the calendar shows on a topic, then date the next one "
-           "with the asked person", ("calendar",), "train", next_meeting),
+           "with the asked person", ("calendar",), "test", next_meeting),
     Family("perception-crm-deal", "say which deals the CRM shows for a customer and its near-namesake, then value "
            "the asked one", ("crm",), "validation", deal_value),
     Family("perception-sheet-figure", "say what a budget sheet shows, past last year's, then read one team's "
-           "quarter", ("docs",), "test", sheet_figure),
+           "quarter", ("docs",), "train", sheet_figure),
 ]
