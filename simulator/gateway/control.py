@@ -200,7 +200,9 @@ async def run_call(store: EpisodeStore, operations: dict[str, Operation], episod
     episode = store.get(episode_id)
     op = operations.get(body.tool)
     if op is None and browsers is not None and browsers.observation(episode.id) is not None \
-            and body.tool.startswith("browser_") and body.actor is None:
+            and body.tool.startswith("browser_"):
+        if body.actor is not None:
+            raise Invalid("as: the browser acts as the episode's own person only", field="as")
         return json.dumps(await browsers.rest_call(episode, body.tool, body.arguments)).encode()
     if op is None:
         raise NotFound(f"tool: no tool named {body.tool!r}", field="tool")

@@ -83,6 +83,11 @@ def test_a_marks_episode_answers_with_screenshots_over_rest_and_mcp(server):
     assert opened["error"] is None and "/crm/Opportunity/" in opened["result"]["url"]
     missed = call(server, episode["id"], "browser_click", mark=999).json()
     assert missed["error"]["message"].startswith("mark: nothing on this page")
+    unaimed = call(server, episode["id"], "browser_click", mark=1, text="Edit")
+    assert unaimed.status_code == 422 and "exactly one" in unaimed.json()["error"]["message"]
+    other = httpx.post(f"{server}/v1/episodes/{episode['id']}/call", headers=CONTROL, timeout=60, json={
+        "tool": "browser_goto", "arguments": {"url": "crm"}, "as": "ravi@small.test"})
+    assert other.status_code == 422 and other.json()["error"]["field"] == "as"
 
     async def over_mcp():
         async with Client(episode["mcp_url"]) as client:
