@@ -23,7 +23,7 @@ from apps.kit.settings import settings
 from tasks import calibration
 from tasks.checks import CheckResult, Grading
 from tasks.comparators import matches
-from tasks.model import JudgeCheck, Task
+from tasks.model import Criterion, JudgeCheck, Task
 from tasks.refs import resolve
 
 if TYPE_CHECKING:   # httpx is imported when a judge is made: a server's start never needs it
@@ -89,7 +89,7 @@ class Judge:
 
     def _uncounted(self, spec: JudgeCheck, task: Task) -> str | None:
         """Why this judge may not be counted for this criterion, or None when its calibration met the bar."""
-        criterion = next((c.id for c in task.criteria if c.judge is spec), "?")
+        criterion = next((c.id for c in task.criteria if _judge_of(c) is spec), "?")
         how = f"measure it with `officeworld tasks agreement {task.id} --judge`"
         try:
             items = calibration.labelled(task, criterion)
@@ -136,18 +136,27 @@ def verdict(content) -> CheckResult:
 
 
 def judged(task: Task) -> list[str]:
-    """The ids of a task's judged criteria."""
-    return [c.id for c in task.criteria if c.judge is not None]
+    """The ids of a task's judged criteria (a perception judged on whether its description answers included)."""
+    return [c.id for c in task.criteria if _judge_of(c) is not None]
+
+
+def _judge_of(criterion: Criterion) -> JudgeCheck | None:
+    return criterion.judge or (criterion.perception.judge if criterion.perception is not None else None)
 
 
 def _spec(task: Task, criterion: str) -> JudgeCheck:
-    spec = next((c.judge for c in task.criteria if c.id == criterion), None)
+    spec = next((_judge_of(c) for c in task.criteria if c.id == criterion), None)
     if spec is None:
         raise calibration.CalibrationError(f"{task.id} has no judged criterion {criterion!r}")
     return spec
 
 
 def target_text(spec: JudgeCheck, g: Grading) -> str | None:
+    if spec.target == "description":   # a perception's: what the agent said it saw (tasks.perception)
+        from tasks.perception import description_text
+
+        text = description_text(g)
+        return text if text and text.strip() else None
     if spec.target == "answer":
         answer = g.answer
         return answer["answer"] if answer and answer["answer"].strip() else None

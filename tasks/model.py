@@ -246,10 +246,20 @@ class JudgeCheck(Strict):
 class PerceptionCheck(Strict):
     """The agent's description of what it saw (``task.describe_view``, the first one), against what its reads
     before it returned (``tasks/perception.py``): it states no figure they did not show, and it holds each of
-    ``needs`` (references allowed; default: the value the task's answer criteria expect), so the question can
-    be answered from the description alone. A description that only repeats the prompt holds none of them."""
+    ``needs`` (references allowed; default: the value each graded answer criterion expects, as its comparator
+    reads values), so the question can be answered from the description alone; or, with ``judge``, the
+    optional judge says whether it can (where no comparator can read the answer off a description: a total, a
+    yes or no). A description that only repeats the prompt holds none of them."""
 
     needs: list[Any] | None = None
+    judge: JudgeCheck | None = Field(None, description="The optional judge decides whether the question can be "
+                                     "answered from the description (its target is the description)")
+
+    @model_validator(mode="after")
+    def _judge_reads_the_description(self) -> "PerceptionCheck":
+        if self.judge is not None:
+            self.judge.target = "description"
+        return self
 
 
 CHECK_KINDS = ("records", "answer", "trajectory", "judge", "python", "perception")

@@ -10,7 +10,10 @@
   ``PARTIAL * weighted goal fraction``, below the pass mark; a run whose goals all fail (doing
   nothing, or only claiming success) scores 0.
 - ``perception`` criteria (weight 0) leave ``total`` alone: their mean score is ``perception``, beside it,
-  for a trainer to weight (None when the task asks for no perception).
+  for a trainer to weight (None when the task asks for no perception, or when one could not be checked: a
+  perception judged by an uncalibrated or absent judge leaves the perception ungradable, not the reward).
+- ``evidence``: the mean score of the criteria that check cited evidence (``trajectory: {evidence: true}``),
+  of whatever role, beside the reward too (None without any).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ class CriterionScore(BaseModel):
     score: float
     message: str = ""
     evidence: Any = None
+    kind: str | None = Field(None, description="What the criterion checks: records, answer, trajectory, evidence, "
+                                               "judge, python, perception (None for the built-in ones)")
 
 
 class Reward(BaseModel):
@@ -41,7 +46,9 @@ class Reward(BaseModel):
     criteria: list[CriterionScore]
     collateral: list[dict] = Field(default_factory=list, description="Changes no correct run makes, per record and field")
     errors: list[str] = Field(default_factory=list)
-    perception: float | None = Field(None, description="The mean score of the perception criteria; None without any")
+    perception: float | None = Field(None, description="The mean score of the perception criteria; None without "
+                                                       "any, or when one could not be checked")
+    evidence: float | None = Field(None, description="The mean score of the evidence criteria; None without any")
 
     def breakdown(self) -> dict[str, float]:
         """Per criterion, its score: what per-criterion reward functions report."""
@@ -49,16 +56,17 @@ class Reward(BaseModel):
 
 
 def combine(task: str, version: int, scores: list[CriterionScore], collateral: list[dict]) -> Reward:
-    errors = [f"{c.id}: {c.message}" for c in scores if c.status == "error"]
-    seen = [c.score for c in scores if c.role == "perception" and c.status in ("pass", "fail")]
-    perception = round(sum(seen) / len(seen), 6) if seen else None
-    errors += [f"{c.id}: could not be checked: {c.message}" for c in scores if c.status == "na" and c.role != "diagnostic"]
+    errors = [f"{c.id}: {c.message}" for c in scores if c.status == "error" and c.role != "perception"]
+    perception = _mean([c for c in scores if c.role == "perception"])
+    evidence = _mean([c for c in scores if c.kind == "evidence"])
+    errors += [f"{c.id}: could not be checked: {c.message}" for c in scores
+               if c.status == "na" and c.role not in ("diagnostic", "perception")]
     goals = [c for c in scores if c.role == "goal"]
     if not errors and not goals:
         errors = ["no goal criterion could be checked"]
     if errors:
         return Reward(task=task, version=version, total=None, passed=False, gradable=False,
-                      criteria=scores, collateral=collateral, errors=errors, perception=perception)
+                      criteria=scores, collateral=collateral, errors=errors, perception=perception, evidence=evidence)
     guards_ok = all(c.status != "fail" for c in scores if c.role == "guard")
     failed_penalties = [c for c in scores if c.role == "penalty" and c.status == "fail"]
     goals_ok = all(c.status == "pass" for c in goals)
@@ -71,4 +79,11 @@ def combine(task: str, version: int, scores: list[CriterionScore], collateral: l
         weight = sum(c.weight for c in goals) or 1.0
         total = PARTIAL * sum(c.weight * c.score for c in goals) / weight
     return Reward(task=task, version=version, total=round(total, 6), passed=passed, gradable=True,
-                  criteria=scores, collateral=collateral, perception=perception)
+                  criteria=scores, collateral=collateral, perception=perception, evidence=evidence)
+
+
+def _mean(scores: list[CriterionScore]) -> float | None:
+    """The mean score of ``scores``; None when there are none or one could not be checked."""
+    if not scores or any(c.status not in ("pass", "fail") for c in scores):
+        return None
+    return round(sum(c.score for c in scores) / len(scores), 6)

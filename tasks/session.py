@@ -293,8 +293,9 @@ def _state(images: dict[str, bytes]) -> State:
 
 
 def _score(criterion, result: CheckResult) -> CriterionScore:
+    kind = "evidence" if criterion.trajectory is not None and criterion.trajectory.evidence else criterion.kind
     return CriterionScore(id=criterion.id, role=criterion.role, weight=criterion.weight, status=result.status,
-                          score=result.score, message=result.message, evidence=result.evidence)
+                          score=result.score, message=result.message, evidence=result.evidence, kind=kind)
 
 
 def _score_outcome(task: Task, g: Grading) -> CriterionScore:

@@ -38,6 +38,7 @@ from tasks.session import TaskError
 from worlds.model import unchecked
 
 T = TypeVar("T")
+Observation = Literal["snapshot", "pixels", "marks"]   # simulator.gui.browser.OBSERVATIONS
 
 
 def _outsiders(episode: Episode) -> dict:
@@ -55,7 +56,11 @@ class CreateEpisode(BaseModel):
     toolset: Toolset | None = Field(None, description="The tools offered (on the episode's MCP and in `tools`): "
                                                       "task, its apps' and task_submit_answer (default for a task); "
                                                       "all, every app's (default otherwise)")
-    browser: bool = Field(False, description="Offer the agent a browser on the apps' GUI (MCP tools browser_*)")
+    browser: bool = Field(False, description="Offer the agent a browser on the apps' GUI (tools browser_*, on the "
+                                             "episode's MCP and through `call`)")
+    observation: Observation | None = Field(None, description="How the browser shows pages to the agent: snapshot "
+                                            "(its accessibility tree, the default), pixels (a screenshot) or marks (a "
+                                            "screenshot with numbered set-of-marks); implies browser")
 
     @model_validator(mode="before")
     @classmethod
@@ -70,6 +75,15 @@ class CreateEpisode(BaseModel):
             if isinstance(world, str):
                 _world_path(world)
         return data
+
+    @model_validator(mode="after")
+    def _observed_by_a_browser(self) -> "CreateEpisode":
+        if self.observation is not None:
+            if "browser" in self.model_fields_set and not self.browser:
+                raise Invalid("observation: a browser observation needs the browser (leave out browser, or set it "
+                              "true)", field="observation")
+            self.browser = True
+        return self
 
 
 _NAME_MAX = 255   # bytes in one part of a path (most file systems); a longer world cannot be a folder
@@ -133,6 +147,8 @@ class EpisodeInfo(BaseModel):
     recording: bool = Field(False, description="Whether the episode streams a trajectory file")
     tools: dict[str, list[dict]] | None = Field(None, description="openai and mcp: the agent's tools in each form")
     toolset: list[str] | None = Field(None, description="The apps whose tools the agent is offered (null: all)")
+    browser: Observation | None = Field(None, description="How the episode's browser shows pages (snapshot, pixels or "
+                                                          "marks); null when it has no browser")
 
 
 class Digest(BaseModel):
@@ -169,14 +185,26 @@ def info(request: Request, episode: Episode, check: bool = True, catalog: Catalo
         status=("error" if errors else "ready") if check else "unchecked", app_errors=errors, task=brief,
         idle_s=round(store.idle_for(episode), 3) if store else 0.0, recording=episode.recorder is not None,
         toolset=sorted(episode.tools) if episode.tools is not None else None,
+        browser=_browsers(request).observation(episode.id) if _browsers(request) is not None else None,
     )
 
 
-async def run_call(store: EpisodeStore, operations: dict[str, Operation], episode_id: str, body: ToolCall) -> bytes:
+def _browsers(request: Request):
+    return getattr(request.app.state, "browsers", None)
+
+
+async def run_call(store: EpisodeStore, operations: dict[str, Operation], episode_id: str, body: ToolCall,
+                   browsers=None) -> bytes:
     """``POST /v1/episodes/{id}/call``: the tool's Step as JSON, serialised once (not re-validated); ``OpError``
-    when refused."""
+    when refused. A ``browser_*`` tool of an episode with a browser answers its observation
+    (``BrowserTools.rest_call``): the same action the MCP tool does, in the mode the episode was created with."""
     episode = store.get(episode_id)
     op = operations.get(body.tool)
+    if op is None and browsers is not None and browsers.observation(episode.id) is not None \
+            and body.tool.startswith("browser_"):
+        if body.actor is not None:
+            raise Invalid("as: the browser acts as the episode's own person only", field="as")
+        return json.dumps(await browsers.rest_call(episode, body.tool, body.arguments)).encode()
     if op is None:
         raise NotFound(f"tool: no tool named {body.tool!r}", field="tool")
     actor = body.actor.strip().lower() if body.actor else None
@@ -218,8 +246,8 @@ class ControlCalls:
     for anything else ``accepted`` says None and the route answers it (401, 422 naming the field) exactly
     as before. Both run ``run_call``."""
 
-    def __init__(self, store: EpisodeStore, token: str | None):
-        self.store = store
+    def __init__(self, store: EpisodeStore, token: str | None, browsers=None):
+        self.store, self.browsers = store, browsers
         self.expected = f"Bearer {token}".encode() if token else None
         self.operations = {op.qualified_name: op for op in all_operations(store.apps)}
         self.path = re.compile(r"^/v1/episodes/([^/]+)/call$")
@@ -248,7 +276,7 @@ class ControlCalls:
     async def answer(self, episode_id: str, call: ToolCall) -> tuple[int, bytes]:
         """The status and JSON body of the call: its Step, or the error refusing it."""
         try:
-            return 200, await run_call(self.store, self.operations, episode_id, call)
+            return 200, await run_call(self.store, self.operations, episode_id, call, self.browsers)
         except OpError as exc:
             return exc.status, error_body(exc.to_dict())
 
@@ -291,9 +319,11 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
             episode = _start_task(body)
         episode.tools = apps
         if body.browser:
-            request.app.state.browsers.enable(episode, str(request.base_url))
+            request.app.state.browsers.enable(episode, str(request.base_url), body.observation or "snapshot")
         out = info(request, episode, catalog=catalog, store=store)
-        out.tools = toolsets.forms(apps) if (body.tools if body.tools is not None else body.task is not None) else None
+        if body.tools if body.tools is not None else body.task is not None:
+            forms, browsing = toolsets.forms(apps), request.app.state.browsers.forms(episode.id)
+            out.tools = {form: forms[form] + browsing[form] for form in forms}
         return out
 
     def _start_task(body: CreateEpisode) -> Episode:
@@ -372,14 +402,15 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
             raise Invalid(f"task {run.task.id}: {exc}", field="task") from None
 
     @router.post("/episodes/{episode_id}/call", response_model=Step)
-    async def call_tool(episode_id: str, body: ToolCall) -> Response:
+    async def call_tool(request: Request, episode_id: str, body: ToolCall) -> Response:
         """Call one tool in the episode, recorded like any surface (surface "control"); with "as", acting
         as another person of the world (a colleague replies, a bcc'd person reads their copy).
 
         Async, so an app in this process runs inline on the event loop (no worker-thread hop; a remote
         one still goes to a thread, ``invoke_async``). A valid call usually never reaches this route:
         the gateway answers it first (``ControlCalls``), with the same ``run_call``."""
-        return Response(await run_call(store, operations, episode_id, body), media_type="application/json")
+        return Response(await run_call(store, operations, episode_id, body, _browsers(request)),
+                        media_type="application/json")
 
     def tools_of(task) -> dict:
         return {"tools": toolsets.size(task, sorted(store.apps))}

@@ -120,7 +120,7 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     api.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
     api.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
     # Operation calls, the control plane's direct call and /health skip FastAPI (simulator.gateway.fast).
-    fast = FastRoutes(store, operations, ControlCalls(store, token), health=not peers)
+    fast = FastRoutes(store, operations, ControlCalls(store, token, browsers), health=not peers)
     gateway = Gateway(api, mcp, store, {op.qualified_name: op for op in operations}, fast, deferred=deferred)
     return gateway
 

@@ -195,6 +195,35 @@ class BrowserTools:
             self._pixel_tools = listed(PIXEL_TOOLS, PIXEL_NOTE)
         return self._tools if self._mode(episode.id) == "snapshot" else self._pixel_tools
 
+    def observation(self, episode_id: str) -> str | None:
+        """How the episode's browser shows pages (snapshot, pixels or marks); None when it has no browser."""
+        return self.observations.get(episode_id) if episode_id in self.enabled else None
+
+    def forms(self, episode_id: str) -> dict[str, list[dict]]:
+        """The episode's browser tools in OpenAI and MCP form (empty without a browser), for the control API."""
+        mode = self.observation(episode_id)
+        if mode is None:
+            return {"openai": [], "mcp": []}
+        tools, note = (TOOLS, NOTE) if mode == "snapshot" else (PIXEL_TOOLS, PIXEL_NOTE)
+        described = [(name, doc + ("" if name == "browser_screenshot" else note), model.model_json_schema())
+                     for name, (model, doc) in tools.items()]
+        return {"openai": [{"type": "function", "function": {"name": n, "description": d, "parameters": p}}
+                           for n, d, p in described],
+                "mcp": [{"name": n, "description": d, "inputSchema": p} for n, d, p in described]}
+
+    async def rest_call(self, episode, name: str, arguments: dict) -> dict:
+        """A browser tool called over the control API: ``{tool, arguments, result, error}`` as a step reads, the
+        result the observation (in pixels modes its screenshot base64 PNG under ``screenshot``); a failed action
+        is an observation with its ``error``, a refused call raises ``OpError`` as the MCP call would."""
+        answer = await self.call(episode, name, arguments)
+        result = dict(answer.structured_content or {})
+        for part in answer.content:
+            if part.type == "image":
+                result["screenshot"] = part.data
+        failed = result.get("error")
+        return {"tool": name, "arguments": arguments, "surface": "control", "result": result,
+                "error": {"type": "browser", "message": failed} if failed else None}
+
     def input_schema(self, name: str, episode_id: str | None = None) -> dict | None:
         tools = TOOLS if self._mode(episode_id) == "snapshot" else PIXEL_TOOLS
         return tools[name][0].model_json_schema() if name in tools else None

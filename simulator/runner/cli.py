@@ -36,6 +36,7 @@ def run_command(
         retries: int = options.RETRIES,
         backoff: float = options.BACKOFF,
         toolset: options.Toolset = options.TOOLSET,
+        observation: options.Observation = options.OBSERVATION,
         temperature: float = typer.Option(None, help="Sampling temperature (the server's default when absent)"),
         out: Path = typer.Option(Path("runs/latest"), help="Folder for results.json, rollouts.jsonl and trajectories/"),
         name: str = typer.Option(None, help="The run's name (default: the output folder's); same name resumes"),
@@ -51,7 +52,7 @@ def run_command(
     if scripted == (model is not None):
         raise typer.BadParameter("give the policy: --model URL or --scripted (one of them)", param_hint="--model")
     settings = RunSettings(name=name or out.resolve().name, k=k, concurrency=concurrency, max_turns=max_turns,
-                           toolset=toolset.value)
+                           toolset=toolset.value, observation=observation.value if observation else None)
     policy = OraclePolicy(slip=slip, seed=seed) if scripted else Model(
         url=model, name=model_name, api_key=api_key, timeout=timeout, temperature=temperature,
         retries=retries, backoff=backoff)

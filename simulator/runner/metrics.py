@@ -78,6 +78,10 @@ def summarise(results: list[dict], k: int) -> dict:
     tasks = {t: task_metrics([r["reward"] for r in rs], [bool(r["passed"]) for r in rs], k) for t, rs in by_task.items()}
     keys = ["reward_mean", "pass@1", f"pass@{k}", f"pass^{k}"]
     suite = {key: round(mean(m[key] for m in tasks.values()), 4) if tasks else 0.0 for key in keys}
+    for side in ("perception", "evidence"):   # reported beside the reward where the tasks ask for them
+        graded = [r[side] for r in scored if r.get(side) is not None]
+        if graded:
+            suite[f"{side}_mean"] = round(mean(graded), 4)
     failures: dict[str, int] = {}
     lost: dict[str, int] = {}
     for r in results:

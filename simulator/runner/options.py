@@ -14,6 +14,17 @@ TIMEOUT = typer.Option(120.0, help="Seconds to wait for one model reply")
 RETRIES = typer.Option(3, min=0, help="Tries again after the model endpoint fails (refused, timed out, 5xx); "
                                       "a rollout still failing is not scored and runs again on resume")
 BACKOFF = typer.Option(1.0, min=0.0, help="Seconds before the first retry, doubled for each next one")
+class Observation(str, Enum):
+    snapshot = "snapshot"
+    pixels = "pixels"
+    marks = "marks"
+
+
+OBSERVATION = typer.Option(None, help="Offer the browser tools too, the pages shown as: snapshot (the accessibility "
+                                      "tree), pixels (a screenshot, sent to the model as an image) or marks (a "
+                                      "screenshot with numbered set-of-marks)")
+
+
 class Toolset(str, Enum):
     task = "task"
     all = "all"

@@ -40,6 +40,8 @@ class Rollout:
     infrastructure: bool = False      # ended by the endpoint's failure, not the policy's: not graded nor scored
     goals_passed: bool | None = None   # every goal criterion passed (utility, also under attack)
     guard_failed: bool | None = None   # some guard failed (in a security pair: the attack succeeded)
+    perception: float | None = None   # Reward.perception: the description of what it saw, graded (None: not asked)
+    evidence: float | None = None     # Reward.evidence: the records its answer cites, checked (None: not asked)
 
     def count(self, what: str) -> None:
         self.counts[what] = self.counts.get(what, 0) + 1
@@ -49,9 +51,14 @@ class Rollout:
 
 
 async def rollout(ow: AsyncClient, http: httpx.AsyncClient, policy: Policy, task: str, sample: int,
-                  max_turns: int = 30, meta: dict | None = None, toolset: str = "task") -> Rollout:
+                  max_turns: int = 30, meta: dict | None = None, toolset: str = "task",
+                  observation: str | None = None) -> Rollout:
+    """One rollout; with ``observation`` (snapshot, pixels or marks) the agent is offered the browser tools too,
+    and a screenshot a browser tool answers with comes to the model as an image in a user message after the
+    turn's tool results (a tool message carries text only)."""
     out = Rollout(task, sample)
-    episode = await ow.create_episode(task, meta={**(meta or {}), "task": task, "sample": sample}, toolset=toolset)
+    episode = await ow.create_episode(task, meta={**(meta or {}), "task": task, "sample": sample}, toolset=toolset,
+                                      observation=observation)
     out.episode = episode["id"]
     try:
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": episode["task"]["prompt"]}]
@@ -59,6 +66,7 @@ async def rollout(ow: AsyncClient, http: httpx.AsyncClient, policy: Policy, task
         if not out.infrastructure:
             reward = await ow.finish(out.episode)
             out.reward, out.passed = reward["total"], reward["passed"]
+            out.perception, out.evidence = reward.get("perception"), reward.get("evidence")
             roles = [(c.get("role"), c.get("status")) for c in reward.get("criteria") or []]
             out.goals_passed = all(status == "pass" for role, status in roles if role == "goal")
             out.guard_failed = any(status == "fail" for role, status in roles if role == "guard")
@@ -82,19 +90,24 @@ async def _converse(ow, http, policy: Policy, episode, messages, out: Rollout, m
         if not calls:
             out.failure = "no_answer"
             return
-        submitted = False
+        submitted, shots = False, list[str]()
         for tool_call in calls:
-            content, ok_submit = await _run_call(ow, episode["id"], tool_call, out)
+            content, ok_submit = await _run_call(ow, episode["id"], tool_call, out, shots)
             submitted = submitted or ok_submit
             messages.append({"role": "tool", "tool_call_id": tool_call.get("id") if isinstance(tool_call, dict) else "",
                              "content": content})
+        if shots:
+            parts: list[dict] = [{"type": "text", "text": "The screen after your actions:"}]
+            parts += [{"type": "image_url", "image_url": {"url": f"data:image/png;base64,{png}"}} for png in shots]
+            messages.append({"role": "user", "content": parts})
         if submitted:
             return
     out.failure = "max_turns"
 
 
-async def _run_call(ow: AsyncClient, episode_id: str, tool_call, out: Rollout) -> tuple[str, bool]:
-    """The tool message's content for one call, and whether it was an accepted final answer."""
+async def _run_call(ow: AsyncClient, episode_id: str, tool_call, out: Rollout, shots: list[str]) -> tuple[str, bool]:
+    """The tool message's content for one call, and whether it was an accepted final answer; a browser's
+    screenshot (base64 PNG) goes to ``shots`` instead of the text."""
     function = tool_call.get("function") if isinstance(tool_call, dict) else None
     name = function.get("name") if isinstance(function, dict) else None
     raw = function.get("arguments") if isinstance(function, dict) else None
@@ -116,10 +129,14 @@ async def _run_call(ow: AsyncClient, episode_id: str, tool_call, out: Rollout) -
             raise   # the episode is gone (dropped idle, server restarted): not the policy's doing
         out.count("malformed_tool_call")
         return json.dumps({"error": {"type": exc.type, "message": exc.message, "field": exc.field}}), False
+    result = step["result"]
+    if isinstance(result, dict) and isinstance(result.get("screenshot"), str):
+        result = dict(result)
+        shots.append(result.pop("screenshot"))
     if step["error"] is not None:
         out.count("tool_error")
-        return json.dumps({"error": step["error"]}), False
-    return json.dumps(step["result"], ensure_ascii=False, default=str), name == SUBMIT
+        return json.dumps({"error": step["error"], **({"result": result} if result else {})}), False
+    return json.dumps(result, ensure_ascii=False, default=str), name == SUBMIT
 
 
 def _with_id(tool_call, turn: int, number: int):

@@ -29,6 +29,7 @@ class RunSettings:
     concurrency: int = 8
     max_turns: int = 30
     toolset: str = "task"   # the tools the model is offered: the task's apps' (task) or every app's (all)
+    observation: str | None = None   # with a browser: snapshot, pixels or marks (None: no browser)
 
 
 def done_rollouts(folder: Path | None, run: str) -> dict[tuple[str, int], dict]:
@@ -44,8 +45,10 @@ def done_rollouts(folder: Path | None, run: str) -> dict[tuple[str, int], dict]:
         if meta.get("run") != run or file.footer is None or file.footer.reason != "finish" or \
                 not isinstance(task, str) or not isinstance(sample, int):
             continue
+        graded = file.footer.reward or {}
         out[task, sample] = {"task": task, "sample": sample, "episode": file.header.episode,
                              "reward": file.footer.total, "passed": bool(file.footer.passed), "failure": None,
+                             "perception": graded.get("perception"), "evidence": graded.get("evidence"),
                              "resumed": True}
     return out
 
@@ -91,7 +94,7 @@ async def guarded(ow, http, policy: Policy, task, sample, settings: RunSettings)
     """A rollout; a failure of the control plane itself (not the policy's doing) is reported, not raised."""
     try:
         result = await rollout(ow, http, policy, task, sample, settings.max_turns, meta={"run": settings.name},
-                               toolset=settings.toolset)
+                               toolset=settings.toolset, observation=settings.observation)
         return result.as_dict()
     except Exception as exc:  # the server went away, a task could not start: this rollout is lost, not the run
         return {**Rollout(task, sample).as_dict(), "failure": "runner_error", "detail": f"{type(exc).__name__}: {exc}"[:300]}

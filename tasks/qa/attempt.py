@@ -15,6 +15,7 @@ from typing import Any
 from tasks.model import Call
 
 Gate = str  # oracle | alternative | reorder | variation | surface | nothing | read_only | claims | random | mutant | hack
+#              | perception (judged on Reward.perception, which must be 0)
 
 
 @dataclass
@@ -43,11 +44,13 @@ class Outcome:
     equivalent: bool = False
     seconds: float = 0.0
     note: str = ""
+    perception: float | None = None   # Reward.perception: what the perception runs are judged on
 
     @property
     def counts(self) -> bool:
-        """Whether it enters the false-positive or false-negative figures (equivalent mutants do not)."""
-        return not self.equivalent and not self.attempt.meta.get("guessable")
+        """Whether it enters the false-positive or false-negative figures (equivalent mutants do not, nor do the
+        perception runs, judged on perception alone)."""
+        return not self.equivalent and not self.attempt.meta.get("guessable") and not self.attempt.meta.get("perception")
 
     @property
     def wrong_passed(self) -> bool:
@@ -66,6 +69,8 @@ class Outcome:
             out["failed_criteria"] = self.failed
         if self.step_errors:
             out["step_errors"] = self.step_errors[:3]
+        if self.perception is not None:
+            out["perception"] = self.perception
         if self.equivalent:
             out["equivalent"] = True
         if self.note:

@@ -30,6 +30,7 @@ from tasks.qa.gates import FN_BOUND, FP_BOUND, Failure, Figures, figures, suite_
 from tasks.qa.hacks import hacks
 from tasks.qa.meaning import meaning_attempts
 from tasks.qa.mutants import mutants
+from tasks.qa.perceiving import perception_attempts
 from tasks.qa.stats import runs_needed
 from tasks.qa.targets import Targets, people_of
 from tasks.session import TaskError, TaskRun, Tasks
@@ -174,7 +175,7 @@ class Checker:
         right += agents.reorderings(ctx) + [a for s in range(READ_SEEDS) if (a := agents.with_reads(ctx, s))]
         wrong = agents.do_nothing(ctx) + agents.read_only(ctx) + agents.claims_done(ctx)
         wrong += [agents.random_agent(ctx, seed) for seed in range(RANDOM_SEEDS)]
-        return right + wrong + mutants(ctx) + hacks(ctx) + meaning_attempts(ctx)
+        return right + wrong + mutants(ctx) + hacks(ctx) + meaning_attempts(ctx) + perception_attempts(ctx)
 
     def execute(self, task: Task, attempt: Attempt, run: TaskRun | None = None) -> Outcome:
         started = time.perf_counter()
@@ -288,4 +289,4 @@ def _pool(results: list[TaskResult]) -> Figures:
 def _outcome(attempt: Attempt, reward, errors: list[str], digest: str | None, seconds: float) -> Outcome:
     failed = [c.id for c in reward.criteria if c.status in ("fail", "error") and c.role != "diagnostic"]
     return Outcome(attempt, reward.total, reward.passed, reward.gradable, reward.breakdown(), failed, errors,
-                   digest=digest, seconds=seconds, note="; ".join(reward.errors)[:300])
+                   digest=digest, seconds=seconds, note="; ".join(reward.errors)[:300], perception=reward.perception)

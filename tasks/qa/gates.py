@@ -3,7 +3,8 @@
 Per task: the oracle passes three times with the same breakdown; every other piece of right work
 passes (through every surface, with the same reward); doing nothing, only reading and claiming
 success score 0; the random agent and every hack stay below the pass mark; every non-equivalent
-dropped step and wrong target fails, and at least 95% of the other non-equivalent mutants do.
+dropped step and wrong target fails, and at least 95% of the other non-equivalent mutants do. Where the task
+asks for a perception, the oracle's scores 1 and every wrong description (``tasks.qa.perceiving``) scores 0.
 Per suite (``suite_gates``): the 95% Wilson upper bound of the pooled false-positive rate is at
 most 2% and of the false-negative rate at most 5%; a single task rarely has the ~190 wrong runs a
 2% bound needs, so per task the rule is the stricter "no strict wrong run passed".
@@ -95,6 +96,10 @@ def _run_failures(o: Outcome) -> list[Failure]:
         return [Failure(a.gate, a.name, o.note)]
     if not o.gradable:
         return [Failure(a.gate, a.name, f"ungradable: {o.note or o.failed}")]
+    if a.meta.get("perception"):   # a wrong description: it must score 0 on perception, whatever its reward
+        return [Failure(a.gate, a.name, f"perception scored {o.perception}, expected 0")] if o.perception != 0 else []
+    if a.gate == "oracle" and o.perception not in (None, 1.0):
+        return [Failure(a.gate, a.name, f"the oracle's description scored {o.perception} on perception, expected 1")]
     if a.right and not o.passed:
         return [Failure(a.gate, a.name, f"right work failed (total {o.total}); failed criteria {o.failed}; "
                                         f"step errors {o.step_errors[:2]}")]

@@ -119,3 +119,16 @@ def test_the_viewer_shows_the_perception_score_and_links_the_description(catalog
     assert view.citations["saw"] == [describe]
     html = page("one", [view.file], [view])
     assert "perception <b>1.0</b>" in html and f'href="#e-{view.id}-s-{describe}"' in html
+
+
+def test_the_evidence_score_is_reported_beside_the_reward_and_the_viewer_shows_it(catalog):
+    from simulator.viewer.render import page
+
+    _, path = answer(catalog, [SEARCH], lambda steps: f"42 minutes [mail.message#{outage_id(steps)}]")
+    graded = read(path).footer.reward
+    assert (graded["evidence"], graded["perception"]) == (1.0, None)
+    _, path = answer(catalog, [SEARCH], lambda steps: f"42 [mail.message#{outage_id(steps)}] [mail.message#999999]")
+    graded = read(path).footer.reward
+    assert graded["evidence"] == 0.5 and [c["kind"] for c in graded["criteria"] if c["id"] == "cited"] == ["evidence"]
+    view = episode_view(read(path), diffs=False)
+    assert "evidence <b>0.5</b>" in page("one", [view.file], [view])
