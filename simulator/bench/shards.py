@@ -5,16 +5,19 @@ Each setup gets the same clients as ``--load``'s saturation runs (``simulator.be
 keep-alive connection per episode, each episode in a tight loop) for the same seconds: first over REST,
 then over MCP (a session per episode). One server is ``officeworld up`` on a loopback port, no router;
 N workers are reached through HAProxy, which sends each episode's calls to the worker holding it (the
-episodes were spread over the workers as they were created). The clients run in this one process, so on a
-machine with few cores they compete with the workers for CPU (``client_cpu_pct`` says how much they used):
-the ratio approaches N only with N cores free for the workers, and more for the clients and the router.
-The run stops by itself; nothing here asserts a figure.
+episodes were spread over the workers as they were created). The clients run in ``clients`` processes (default
+1: this one), each with its share of the episodes, their runs started together; their figures add up (calls/s,
+calls, errors, client CPU) or take the worst (p99). On a machine with few cores the clients compete with the
+workers for CPU (``client_cpu_pct`` says how much they used); one client process saturates near one core's
+worth of calls, so on a many-core machine give it several. The ratio approaches N only with N cores free for
+the workers, and more for the clients and the router. The run stops by itself; nothing here asserts a figure.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import multiprocessing
 import os
 import secrets
 import socket
@@ -70,7 +73,14 @@ def _all_up(url: str, workers: int) -> bool:
     return health.get("status") == "ok" and len(health.get("workers", {})) == workers
 
 
-async def _saturate(url: str, pid: int, token: str, world: str, episodes: int, seconds: float) -> dict:
+async def _saturate(url: str, pid: int, token: str, world: str, episodes: int, seconds: float,
+                    together=None) -> dict:
+    """One client process's runs; ``together`` (a barrier shared by the client processes) starts each run in all
+    of them at once."""
+    def start() -> None:
+        if together is not None:
+            together.wait(timeout=300)
+
     pool = [Connection.to(url, {"authorization": f"Bearer {token}"}) for _ in range(16)]
 
     async def create(_: int, conn: Connection) -> Agent:
@@ -80,10 +90,13 @@ async def _saturate(url: str, pid: int, token: str, world: str, episodes: int, s
         return Agent(url, response.json()["id"])
 
     agents = await _each(range(episodes), create, pool)
+    start()
     await measure(agents, Agent.rest, min(seconds, 3.0), pid, None)   # warm: first calls clone each app's image
+    start()
     rest = await measure(agents, Agent.rest, seconds, pid, None)
     opened = await _each(agents, lambda agent, _: agent.open_mcp())
     live = [a for a, ok in zip(agents, opened) if ok]
+    start()
     mcp = await measure(live, Agent.mcp, seconds, pid, None)
     mcp["dropped"] += len(agents) - len(live)
     await _each(live, lambda agent, _: agent.close_mcp())
@@ -99,19 +112,56 @@ async def _saturate(url: str, pid: int, token: str, world: str, episodes: int, s
     return {"rest": {k: rest[k] for k in KEPT}, "mcp": {k: mcp[k] for k in KEPT}, "episodes_per_worker": spread}
 
 
-def run(world: str = "acme", workers: int = 2, episodes: int = 100, seconds: float = 10.0) -> dict:
-    """Saturation with one server and with ``workers`` workers behind HAProxy; the ratio per surface."""
+def _client(args: tuple, together, results) -> None:
+    results.put(asyncio.run(_saturate(*args, together=together)))
+
+
+def _saturate_with(clients: int, url: str, pid: int, token: str, world: str, episodes: int, seconds: float) -> dict:
+    """``_saturate`` from ``clients`` processes at once, their figures put together."""
+    if clients <= 1:
+        return asyncio.run(_saturate(url, pid, token, world, episodes, seconds))
+    spawn = multiprocessing.get_context("spawn")
+    together, results = spawn.Barrier(clients), spawn.Queue()
+    shares = [episodes // clients + (i < episodes % clients) for i in range(clients)]
+    children = [spawn.Process(target=_client, args=((url, pid, token, world, share, seconds), together, results))
+                for share in shares]
+    for child in children:
+        child.start()
+    parts = [results.get(timeout=600 + 4 * seconds) for _ in children]
+    for child in children:
+        child.join(timeout=30)
+    return _combined(parts)
+
+
+def _combined(parts: list[dict]) -> dict:
+    out: dict = {"clients": len(parts)}
+    for surface in ("rest", "mcp"):
+        each = [part[surface] for part in parts]
+        out[surface] = {key: sum(figures[key] for figures in each)
+                        for key in ("achieved_per_s", "calls", "errors", "dropped", "client_cpu_pct")}
+        out[surface]["achieved_per_s"] = round(out[surface]["achieved_per_s"], 1)
+        out[surface] |= {"p50_ms": max(f["p50_ms"] for f in each), "p99_ms": max(f["p99_ms"] for f in each)}
+    spread: dict[str, int] = {}
+    for part in parts:
+        for tag, count in part["episodes_per_worker"].items():
+            spread[tag] = spread.get(tag, 0) + count
+    return out | {"episodes_per_worker": spread}
+
+
+def run(world: str = "acme", workers: int = 2, episodes: int = 100, seconds: float = 10.0, clients: int = 1) -> dict:
+    """Saturation with one server and with ``workers`` workers behind HAProxy; the ratio per surface. With
+    ``clients`` > 1 the clients run in that many processes (p50 and p99 are then the worst process's)."""
     token = "ow_bench_" + secrets.token_hex(8)
     env = {**os.environ, "OFFICEWORLD_TOKEN": token, "OFFICEWORLD_IDLE_TIMEOUT": "0"}
     env.pop("OFFICEWORLD_TRAJECTORY_DIR", None)   # measured without trajectory files, as --load is
-    out: dict = {"episodes": episodes, "seconds_per_run": seconds, "cores": os.cpu_count(),
+    out: dict = {"episodes": episodes, "seconds_per_run": seconds, "client_processes": clients, "cores": os.cpu_count(),
                  "load_average_at_start": [round(x, 1) for x in os.getloadavg()]}
     _say(f"saturation with one server: {episodes} episodes, {seconds:g} s over REST then MCP")
     with server_process(world, env=env) as server:
-        out["workers_1"] = asyncio.run(_saturate(server.url, server.pid, token, world, episodes, seconds))
+        out["workers_1"] = _saturate_with(clients, server.url, server.pid, token, world, episodes, seconds)
     _say(f"saturation with {workers} workers behind HAProxy: the same")
     with workers_process(world, workers, env) as served:
-        out[f"workers_{workers}"] = asyncio.run(_saturate(served.url, served.pid, token, world, episodes, seconds))
+        out[f"workers_{workers}"] = _saturate_with(clients, served.url, served.pid, token, world, episodes, seconds)
     out["ratio"] = {surface: round(out[f"workers_{workers}"][surface]["achieved_per_s"]
                                    / max(out["workers_1"][surface]["achieved_per_s"], 0.1), 2)
                     for surface in ("rest", "mcp")}

@@ -246,6 +246,9 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
           mcp_rate: float = typer.Option(300.0, min=0.1, help="With --load: calls/s the paced agents offer over MCP"),
           workers: int = typer.Option(0, min=0, max=256, help="With --load: also saturation over REST and MCP with "
                                       "one server and with `up --workers N` behind HAProxy, and their ratio (0: not)"),
+          clients: int = typer.Option(1, min=1, max=64, help="With --workers: client processes that share the "
+                                      "episodes (one saturates near a core's worth of calls; give a many-core "
+                                      "machine several)"),
           live: int = typer.Option(1000, min=0, help="Live episodes in one server (0: leave the figure out)"),
           corpus: bool = typer.Option(False, "--corpus", help="Instead: write the generated task corpus from an "
                                       "empty cache (its worlds generated and compiled), list it over the control "
@@ -263,7 +266,7 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
         if workers > 1:
             from simulator.bench.shards import run as run_shards
 
-            figures["shards"] = run_shards(world, workers, episodes, seconds)
+            figures["shards"] = run_shards(world, workers, episodes, seconds, clients)
         print(json.dumps(figures, indent=2))
         return
     from simulator.bench.figures import run

@@ -21,3 +21,18 @@ def test_saturation_with_one_server_and_two_workers_and_their_ratio():
     spread = report["workers_2"]["episodes_per_worker"]
     assert set(spread) == {"w0", "w1"} and sum(spread.values()) == 4   # leastconn takes turns among idle workers
     assert set(report["ratio"]) == {"rest", "mcp"} and all(r > 0 for r in report["ratio"].values())
+
+
+@pytest.mark.skipif(haproxy_binary() is None, reason="haproxy is not installed (./dev.sh setup installs it as root)")
+def test_clients_in_several_processes_share_the_episodes_and_their_figures_add_up():
+    from simulator.bench.shards import KEPT, run
+
+    report = run("acme", workers=2, episodes=5, seconds=0.5, clients=2)
+    assert report["client_processes"] == 2
+    for setup in ("workers_1", "workers_2"):
+        assert report[setup]["clients"] == 2
+        assert sum(report[setup]["episodes_per_worker"].values()) == 5   # 3 + 2: every episode made once
+        for surface in ("rest", "mcp"):
+            figures = report[setup][surface]
+            assert set(figures) == set(KEPT)
+            assert figures["calls"] > 0 and figures["errors"] == 0 and figures["dropped"] == 0, (setup, surface)
