@@ -112,7 +112,7 @@ async def _saturate(url: str, pid: int, token: str, world: str, episodes: int, s
     return {"rest": {k: rest[k] for k in KEPT}, "mcp": {k: mcp[k] for k in KEPT}, "episodes_per_worker": spread}
 
 
-def _client(args: tuple, together, results) -> None:
+def _client(args: tuple[str, int, str, str, int, float], together, results) -> None:
     results.put(asyncio.run(_saturate(*args, together=together)))
 
 
@@ -148,9 +148,12 @@ def _combined(parts: list[dict]) -> dict:
     return out | {"episodes_per_worker": spread}
 
 
-def run(world: str = "acme", workers: int = 2, episodes: int = 100, seconds: float = 10.0, clients: int = 1) -> dict:
-    """Saturation with one server and with ``workers`` workers behind HAProxy; the ratio per surface. With
-    ``clients`` > 1 the clients run in that many processes (p50 and p99 are then the worst process's)."""
+def run(world: str = "acme", workers: int | list[int] = 2, episodes: int = 100, seconds: float = 10.0,
+        clients: int = 1) -> dict:
+    """Saturation with one server and with ``workers`` workers behind HAProxy (or each count of a list, for a
+    scaling table), and the ratio to one server per surface. With ``clients`` > 1 the clients run in that many
+    processes (p50 and p99 are then the worst process's)."""
+    counts = [workers] if isinstance(workers, int) else workers
     token = "ow_bench_" + secrets.token_hex(8)
     env = {**os.environ, "OFFICEWORLD_TOKEN": token, "OFFICEWORLD_IDLE_TIMEOUT": "0"}
     env.pop("OFFICEWORLD_TRAJECTORY_DIR", None)   # measured without trajectory files, as --load is
@@ -159,10 +162,26 @@ def run(world: str = "acme", workers: int = 2, episodes: int = 100, seconds: flo
     _say(f"saturation with one server: {episodes} episodes, {seconds:g} s over REST then MCP")
     with server_process(world, env=env) as server:
         out["workers_1"] = _saturate_with(clients, server.url, server.pid, token, world, episodes, seconds)
-    _say(f"saturation with {workers} workers behind HAProxy: the same")
-    with workers_process(world, workers, env) as served:
-        out[f"workers_{workers}"] = _saturate_with(clients, served.url, served.pid, token, world, episodes, seconds)
-    out["ratio"] = {surface: round(out[f"workers_{workers}"][surface]["achieved_per_s"]
-                                   / max(out["workers_1"][surface]["achieved_per_s"], 0.1), 2)
-                    for surface in ("rest", "mcp")}
-    return out
+    for count in counts:
+        _say(f"saturation with {count} workers behind HAProxy: the same")
+        with workers_process(world, count, env) as served:
+            out[f"workers_{count}"] = _saturate_with(clients, served.url, served.pid, token, world, episodes, seconds)
+    ratios = {count: {surface: round(out[f"workers_{count}"][surface]["achieved_per_s"]
+                                     / max(out["workers_1"][surface]["achieved_per_s"], 0.1), 2)
+                      for surface in ("rest", "mcp")} for count in counts}
+    return out | ({"ratio": ratios[counts[0]]} if isinstance(workers, int) else {"ratios": ratios})
+
+
+if __name__ == "__main__":   # a scaling table on a many-core machine: python -m simulator.bench.shards 2,4,8 --clients 6
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description="saturation with one server and with N workers behind HAProxy")
+    parser.add_argument("workers", help="worker counts, comma-separated (e.g. 2,4,8)")
+    parser.add_argument("--world", default="acme")
+    parser.add_argument("--episodes", type=int, default=100)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--clients", type=int, default=1)
+    options = parser.parse_args()
+    print(json.dumps(run(options.world, [int(n) for n in options.workers.split(",")], options.episodes,
+                         options.seconds, options.clients), indent=2))
