@@ -71,6 +71,7 @@ class Agent:
         self.episode, self.conn = episode, Connection.to(url)
         self.session: dict[str, str] | None = None
         self.turn, self.ids = random.randrange(len(CALLS)), 0
+        self.last = b""   # the body of the last answer (the write mix reads a new document's id from it)
 
     async def open_mcp(self) -> bool:
         """``initialize`` then ``notifications/initialized``; False when the session could not be opened."""
@@ -98,6 +99,7 @@ class Agent:
             response = await self.conn.request("POST", f"/episodes/{self.episode}/api/{app}/{op}", args)
         except ConnectionLost as lost:
             raise Dropped(str(lost)) from None
+        self.last = response.body
         return response.status == 200
 
     async def mcp(self, app: str, op: str, args: dict) -> bool:
@@ -110,6 +112,7 @@ class Agent:
             raise Dropped(str(lost)) from None   # a client whose request failed on the wire loses its session
         if response.status == 404:
             raise Dropped("404: the server no longer knows the session")
+        self.last = response.body
         return response.status == 200 and b'"isError":true' not in response.body
 
     def next_call(self) -> tuple[str, str, dict]:

@@ -232,8 +232,13 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
           episodes: int = typer.Option(500, min=1, help="With --load: concurrent episodes"),
           seconds: float = typer.Option(10.0, min=0.5, max=600, help="With --load: seconds of each run "
                                         "(paced and tight loop, over REST and over MCP)"),
-          rest_rate: float = typer.Option(500.0, min=0.1, help="With --load: calls/s the paced agents offer over REST"),
-          mcp_rate: float = typer.Option(300.0, min=0.1, help="With --load: calls/s the paced agents offer over MCP"),
+          mix: str = typer.Option("read", help="With --load: 'read' (mostly reads over warmed episodes) or 'write' "
+                                  "(a training run: the episodes start at once, each a session that searches, "
+                                  "reads, replies, updates an opportunity, creates and appends a document, sends)"),
+          rest_rate: float = typer.Option(None, min=0.1, help="With --load: calls/s the paced agents offer over REST "
+                                          "(default 500 for the read mix, 300 for the write mix)"),
+          mcp_rate: float = typer.Option(None, min=0.1, help="With --load: calls/s the paced agents offer over MCP "
+                                         "(default 300)"),
           live: int = typer.Option(1000, min=0, help="Live episodes in one server (0: leave the figure out)"),
           corpus: bool = typer.Option(False, "--corpus", help="Instead: write the generated task corpus from an "
                                       "empty cache (its worlds generated and compiled), list it over the control "
@@ -245,9 +250,13 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
         print(json.dumps(run_corpus(), indent=2))
         return
     if load:
-        from simulator.bench.load import run as run_load
+        if mix not in ("read", "write"):
+            raise typer.BadParameter("mix: 'read' or 'write'", param_hint="--mix")
+        from simulator.bench import load as read_mix, writes as write_mix
 
-        print(json.dumps(run_load(world, episodes, seconds, rest_rate, mcp_rate), indent=2))
+        chosen = write_mix if mix == "write" else read_mix
+        rates = (rest_rate or chosen.TARGETS["rest"], mcp_rate or chosen.TARGETS["mcp"])
+        print(json.dumps(chosen.run(world, episodes, seconds, *rates), indent=2))
         return
     from simulator.bench.figures import run
 
