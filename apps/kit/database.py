@@ -6,7 +6,7 @@ import hashlib
 import sqlite3
 import threading
 from datetime import date, datetime, timezone
-from typing import Iterable
+from typing import Any, Iterable
 
 from sqlalchemy import Engine, create_engine
 from sqlalchemy.pool import StaticPool
@@ -111,7 +111,9 @@ def engine_over(conn: sqlite3.Connection) -> Engine:
     """An engine over ``conn`` alone that shares the template's dialect, its per-connection setup (the pool's
     connect events, e.g. SQLite's REGEXP) and the compiled statement cache."""
     template, cache = _template()
-    pool = StaticPool(lambda: conn, _dispatch=template.pool.dispatch, dialect=template.dialect)
+    def creator() -> Any:   # a DB-API connection (SQLAlchemy's type names its own protocol)
+        return conn
+    pool = StaticPool(creator, _dispatch=template.pool.dispatch, dialect=template.dialect)
     return Engine(pool, template.dialect, template.url, query_cache_size=0,
                   execution_options={"compiled_cache": cache})
 

@@ -25,7 +25,7 @@ import json
 import secrets
 import time
 
-from simulator.bench.load import (Agent, _each, _sampler, _say, _settled, allocator, measure)
+from simulator.bench.load import Agent, allocator, each, measure, sampler, say, settled
 from simulator.bench.served import rss_mb, server_process
 from simulator.bench.wire import Connection
 
@@ -85,42 +85,46 @@ async def _episodes(url: str, token: str, world: str, count: int) -> list[WriteA
 async def _delete(agents: list[WriteAgent], pool: list[Connection]) -> None:
     for agent in agents:
         agent.conn.close()
-    await _each(agents, lambda agent, conn: conn.request("DELETE", f"/v1/episodes/{agent.episode}"), pool)
+    await each(agents, lambda agent, conn: conn.request("DELETE", f"/v1/episodes/{agent.episode}"), pool)
 
 
-async def _warm(url: str, token: str, world: str, pool: list[Connection]) -> None:
-    """One episode runs the session over REST and over MCP, then is deleted: one-time costs paid."""
+async def _warm(url: str, token: str, world: str, pool: list[Connection]) -> dict[str, str]:
+    """One episode runs the session over REST and over MCP, then is deleted: one-time costs paid. A call that
+    fails here is a broken session, not load: the run stops."""
     agent = (await _episodes(url, token, world, 1))[0]
-    for _ in SESSION:
-        await agent.rest(*agent.next_call())
+    rest = [await agent.rest(*agent.next_call()) for _ in SESSION]
     if not await agent.open_mcp():
         raise RuntimeError("the MCP warm-up session could not be opened")
-    for _ in SESSION:
-        await agent.mcp(*agent.next_call())
+    mcp = [await agent.mcp(*agent.next_call()) for _ in SESSION]
     await agent.close_mcp()
     await _delete([agent], pool)
+    for surface, done in (("REST", rest), ("MCP", mcp)):
+        if not all(done):
+            failed = [f"{a}.{o}" for (a, o, _), ok in zip(SESSION, done) if not ok]
+            raise RuntimeError(f"the warm-up session failed over {surface}: {', '.join(failed)}")
+    return {"rest": f"{sum(rest)} of {len(SESSION)} calls answered", "mcp": f"{sum(mcp)} of {len(SESSION)} calls answered"}
 
 
 async def _surface(surface: str, url: str, token: str, world: str, episodes: int, seconds: float, pid: int,
                    rate: float, pool: list[Connection]) -> tuple[dict, dict, dict, float]:
     """One surface's runs on fresh episodes: setup times, the paced run, the tight loop, RSS while live."""
-    _say(f"{surface.upper()}: creating {episodes} episodes at once")
+    say(f"{surface.upper()}: creating {episodes} episodes at once")
     clock = time.monotonic()
     agents = await _episodes(url, token, world, episodes)
     setup = {f"create_{surface}_episodes_s": round(time.monotonic() - clock, 2)}
     live = agents
     if surface == "mcp":
         clock = time.monotonic()
-        opened = await _each(agents, lambda agent, _: agent.open_mcp())
+        opened = await each(agents, lambda agent, _: agent.open_mcp())
         setup["open_mcp_sessions_s"] = round(time.monotonic() - clock, 2)
         live = [a for a, ok in zip(agents, opened) if ok]
     call = WriteAgent.rest if surface == "rest" else WriteAgent.mcp
-    _say(f"{surface.upper()}: {seconds:g} s paced at {rate:g} calls/s, then {seconds:g} s as fast as it answers")
+    say(f"{surface.upper()}: {seconds:g} s paced at {rate:g} calls/s, then {seconds:g} s as fast as it answers")
     paced = await measure(live, call, seconds, pid, rate)   # type: ignore[arg-type]
     paced["dropped"] += len(agents) - len(live)   # sessions that could not be opened
     saturation = await measure(live, call, seconds, pid, None)   # type: ignore[arg-type]
     loaded = rss_mb(pid)
-    await _each(live, lambda agent, _: agent.close_mcp())
+    await each(live, lambda agent, _: agent.close_mcp())
     await _delete(agents, pool)
     return setup, paced, saturation, loaded
 
@@ -128,30 +132,30 @@ async def _surface(surface: str, url: str, token: str, world: str, episodes: int
 async def _load(url: str, pid: int, token: str, world: str, episodes: int, seconds: float,
                 rates: dict[str, float]) -> dict:
     pool = [Connection.to(url, {"authorization": f"Bearer {token}"}) for _ in range(32)]
-    _say("warming up: one episode runs the session over REST and over MCP")
-    await _warm(url, token, world, pool)
+    say("warming up: one episode runs the session over REST and over MCP")
+    warm_up = await _warm(url, token, world, pool)
     await asyncio.sleep(3.0)   # the server has given back what the deletion freed (``simulator.store.memory``)
     start = rss_mb(pid)
     peak = [start]
-    sampler = asyncio.create_task(_sampler(pid, peak))
+    sampling = asyncio.create_task(sampler(pid, peak))
     setup: dict = {}
     paced, saturation, loaded = {}, {}, 0.0
     for surface in ("rest", "mcp"):
         done, paced[surface], saturation[surface], loaded = await _surface(
             surface, url, token, world, episodes, seconds, pid, rates[surface], pool)
         setup |= done
-    _say("waiting for the server to give memory back")
+    say("waiting for the server to give memory back")
     control = pool[0]
     left = (await control.request("GET", "/health")).json()["episodes"]
     for conn in pool:
         conn.close()
-    sampler.cancel()
-    after = await _settled(pid, start)
+    sampling.cancel()
+    after = await settled(pid, start)
     memory = {"allocator": allocator(pid), "start": round(start, 1), "peak": round(peak[0], 1),
               "loaded": round(loaded, 1), "after_delete": round(after, 1),
               "after_vs_start_pct": round((after - start) / start * 100, 1)}
     return {"mix": "write", "episodes": episodes, "seconds_per_run": seconds,
-            "session": [f"{a}.{o}" for a, o, _ in SESSION], "setup": setup, "paced": paced,
+            "session": [f"{a}.{o}" for a, o, _ in SESSION], "warm_up": warm_up, "setup": setup, "paced": paced,
             "saturation": saturation, "episodes_left": left, "memory_mb": memory,
             "targets_met": _judged(paced, memory)}
 
@@ -177,7 +181,7 @@ def run(world: str = "acme", episodes: int = 500, seconds: float = 10.0,
     token = "ow_bench_" + secrets.token_hex(8)
     env = {**os.environ, "OFFICEWORLD_TOKEN": token, "OFFICEWORLD_IDLE_TIMEOUT": "0"}
     env.pop("OFFICEWORLD_TRAJECTORY_DIR", None)
-    _say(f"starting a server on {world!r}")
+    say(f"starting a server on {world!r}")
     with server_process(world, env=env) as server:
         result = asyncio.run(_load(server.url, server.pid, token, world, episodes, seconds,
                                    {"rest": rest_rate, "mcp": mcp_rate}))

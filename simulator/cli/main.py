@@ -252,7 +252,8 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
     if load:
         if mix not in ("read", "write"):
             raise typer.BadParameter("mix: 'read' or 'write'", param_hint="--mix")
-        from simulator.bench import load as read_mix, writes as write_mix
+        from simulator.bench import load as read_mix
+        from simulator.bench import writes as write_mix
 
         chosen = write_mix if mix == "write" else read_mix
         rates = (rest_rate or chosen.TARGETS["rest"], mcp_rate or chosen.TARGETS["mcp"])
