@@ -71,7 +71,7 @@ class Agent:
         self.episode, self.conn = episode, Connection.to(url)
         self.session: dict[str, str] | None = None
         self.turn, self.ids = random.randrange(len(CALLS)), 0
-        self.last = b""   # the body of the last answer (the write mix reads a new document's id from it)
+        self.last, self.status = b"", 0   # the last answer (the write mix reads a new document's id from it)
 
     async def open_mcp(self) -> bool:
         """``initialize`` then ``notifications/initialized``; False when the session could not be opened."""
@@ -99,7 +99,7 @@ class Agent:
             response = await self.conn.request("POST", f"/episodes/{self.episode}/api/{app}/{op}", args)
         except ConnectionLost as lost:
             raise Dropped(str(lost)) from None
-        self.last = response.body
+        self.last, self.status = response.body, response.status
         return response.status == 200
 
     async def mcp(self, app: str, op: str, args: dict) -> bool:
@@ -112,12 +112,16 @@ class Agent:
             raise Dropped(str(lost)) from None   # a client whose request failed on the wire loses its session
         if response.status == 404:
             raise Dropped("404: the server no longer knows the session")
-        self.last = response.body
+        self.last, self.status = response.body, response.status
         return response.status == 200 and b'"isError":true' not in response.body
 
     def next_call(self) -> tuple[str, str, dict]:
         self.turn += 1
         return CALLS[self.turn % len(CALLS)]
+
+    def failure(self) -> str:
+        """What the last answer, a failed call's, said: its status and the start of its body."""
+        return f"{self.status}: {self.last[:100].decode(errors='replace')}"
 
 
 Call = Callable[[Agent, str, str, dict], Awaitable[bool]]
@@ -129,6 +133,7 @@ class Tally:
         self.lags: list[float] = []
         self.errors = self.dropped = 0
         self.why: dict[str, int] = {}
+        self.failed: dict[str, int] = {}   # errors by status and the start of the answer
 
     async def one(self, agent: Agent, call: Call) -> None:
         started = time.perf_counter()
@@ -136,6 +141,8 @@ class Tally:
             self.samples.append(time.perf_counter() - started)
         else:
             self.errors += 1
+            why = agent.failure()
+            self.failed[why] = self.failed.get(why, 0) + 1
 
 
 async def _paced(agent: Agent, call: Call, tally: Tally, period: float, until: float) -> None:
@@ -183,6 +190,8 @@ async def measure(agents: list[Agent], call: Call, seconds: float, pid: int, rat
     figures |= {"achieved_per_s": round(len(samples) / max(wall, seconds), 1), "calls": len(samples),
                 "p50_ms": _ms(samples, 0.5), "p99_ms": _ms(samples, 0.99), "max_ms": _ms(samples, 1.0),
                 "errors": tally.errors, "dropped": tally.dropped + len(stuck)}
+    if tally.failed:
+        figures["errors_why"] = tally.failed
     if tally.why or stuck:
         figures["dropped_why"] = tally.why | ({f"no answer {GRACE_S:.0f} s after the run": len(stuck)} if stuck else {})
     if rate:
