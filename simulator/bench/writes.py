@@ -25,6 +25,7 @@ import asyncio
 import json
 import secrets
 import time
+from pathlib import Path
 
 from simulator.bench.load import Agent, allocator, cpu_s, each, measure, sampler, say, settled
 from simulator.bench.served import rss_mb, server_process
@@ -191,15 +192,33 @@ def _judged(paced: dict, memory: dict) -> dict:
 
 
 def run(world: str = "acme", episodes: int = 500, seconds: float = 10.0,
-        rest_rate: float = TARGETS["rest"], mcp_rate: float = TARGETS["mcp"]) -> dict:
-    """The write mix's load run; the server is started and stopped here (as ``load.run``: no trajectory files)."""
+        rest_rate: float = TARGETS["rest"], mcp_rate: float = TARGETS["mcp"], record: bool = False) -> dict:
+    """The write mix's load run; the server is started and stopped here. Without trajectory files as ``load.run``,
+    or with ``record`` in a temporary folder, as a training run keeps them: the steps the files hold are counted
+    against the calls the agents had answered."""
     import os
+    import tempfile
 
     token = "ow_bench_" + secrets.token_hex(8)
     env = {**os.environ, "OFFICEWORLD_TOKEN": token, "OFFICEWORLD_IDLE_TIMEOUT": "0"}
     env.pop("OFFICEWORLD_TRAJECTORY_DIR", None)
-    say(f"starting a server on {world!r}")
-    with server_process(world, env=env) as server:
-        result = asyncio.run(_load(server.url, server.pid, token, world, episodes, seconds,
-                                   {"rest": rest_rate, "mcp": mcp_rate}))
+    with tempfile.TemporaryDirectory(prefix="ow-bench-") as folder:
+        if record:
+            env["OFFICEWORLD_TRAJECTORY_DIR"] = folder
+        say(f"starting a server on {world!r}" + (" that keeps trajectory files" if record else ""))
+        with server_process(world, env=env) as server:
+            result = asyncio.run(_load(server.url, server.pid, token, world, episodes, seconds,
+                                       {"rest": rest_rate, "mcp": mcp_rate}))
+        if record:
+            result["trajectory_files"] = _recorded(Path(folder), result)
     return {"world": world, **result}
+
+
+def _recorded(folder: Path, result: dict) -> dict:
+    """The files' step lines against the calls answered in the measured runs (each warm-up call is a step too;
+    a call the client gave up on may still have been answered, and written, by the server)."""
+    files = list(folder.glob("*.jsonl"))
+    steps = sum(line.startswith('{"kind":"step"') for f in files for line in f.read_text().splitlines())
+    answered = sum(run["calls"] + run["errors"] for kind in ("paced", "saturation") for run in result[kind].values())
+    return {"files": len(files), "step_lines": steps, "calls_answered": answered + 2 * len(SESSION),
+            "every_answered_call_written": steps >= answered + 2 * len(SESSION)}

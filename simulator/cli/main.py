@@ -235,6 +235,8 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
           mix: str = typer.Option("read", help="With --load: 'read' (mostly reads over warmed episodes) or 'write' "
                                   "(a training run: the episodes start at once, each a session that searches, "
                                   "reads, replies, updates an opportunity, creates and appends a document, sends)"),
+          record: bool = typer.Option(False, "--record", help="With --load --mix write: the server keeps trajectory "
+                                      "files (in a temporary folder), as a training run does"),
           rest_rate: float = typer.Option(None, min=0.1, help="With --load: calls/s the paced agents offer over REST "
                                           "(default 500 for the read mix, 300 for the write mix)"),
           mcp_rate: float = typer.Option(None, min=0.1, help="With --load: calls/s the paced agents offer over MCP "
@@ -257,7 +259,8 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
 
         chosen = write_mix if mix == "write" else read_mix
         rates = (rest_rate or chosen.TARGETS["rest"], mcp_rate or chosen.TARGETS["mcp"])
-        print(json.dumps(chosen.run(world, episodes, seconds, *rates), indent=2))
+        extra = {"record": record} if mix == "write" else {}
+        print(json.dumps(chosen.run(world, episodes, seconds, *rates, **extra), indent=2))
         return
     from simulator.bench.figures import run
 

@@ -55,9 +55,10 @@ def test_only_the_serving_commands_run_again_with_the_system_allocator(monkeypat
 
 
 def test_the_write_mix_runs_sessions_that_read_and_write_over_fresh_episodes_and_reports_its_fields():
+    """Small and recorded: every call answered, each one a step in its episode's trajectory file."""
     # The warm-up runs the whole session once over each surface, the appended document's id read from the answer
     done = subprocess.run([sys.executable, "-m", "simulator.cli", "bench", "--load", "--mix", "write", "--episodes", "3",
-                           "--seconds", "1", "--rest-rate", "12", "--mcp-rate", "12"],
+                           "--seconds", "1", "--rest-rate", "12", "--mcp-rate", "12", "--record"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)
@@ -82,6 +83,9 @@ def test_the_write_mix_runs_sessions_that_read_and_write_over_fresh_episodes_and
                                           "no_dropped_session", "memory_within_10pct"}
     assert not report["targets_met"]["rest_300_per_s"]   # 12 calls/s offered is short of 300
     assert report["targets_met"]["no_errors"] and report["targets_met"]["no_dropped_session"]
+    # --record: the server kept a file per episode (the warm-up's, 3 over REST, 3 over MCP), a step line per call
+    files = report["trajectory_files"]
+    assert files["files"] == 7 and files["step_lines"] == files["calls_answered"] and files["every_answered_call_written"]
 
 
 def test_a_mix_the_bench_does_not_know_is_refused_by_name():
