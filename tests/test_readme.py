@@ -106,6 +106,8 @@ NOT_RUN = {
         "needs a real judge endpoint; tests/tasks/test_calibration.py runs the command against a stand-in server",
     "officeworld bench --load --episodes 500 --seconds 10":
         "minutes of load on a shared machine; tests/simulator/test_bench_load.py runs it with 3 episodes",
+    "officeworld bench --load --mix write --episodes 500 --seconds 10":
+        "minutes of load on a shared machine; tests/simulator/test_bench_load.py runs the write mix with 3 episodes",
 }
 
 
