@@ -55,7 +55,12 @@ class WriteAgent(Agent):
     def next_call(self) -> tuple[str, str, dict]:
         self.turn += 1
         app, op, args = SESSION[self.turn % len(SESSION)]
-        return (app, op, {**args, "file_id": self.file_id}) if op == "append_to_document" else (app, op, args)
+        if op != "append_to_document":
+            return app, op, args
+        if not self.file_id:   # its document's creation was cut off (a run ended while it was out): create one first
+            self.turn -= 1
+            return SESSION[self.turn % len(SESSION)]
+        return app, op, {**args, "file_id": self.file_id}
 
     async def rest(self, app: str, op: str, args: dict) -> bool:
         done = await super().rest(app, op, args)
