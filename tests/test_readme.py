@@ -133,6 +133,8 @@ NOT_RUN = {
     "vf-eval OWNER/officeworld-env --env.taskset.suite crm --env.agent.runtime.type subprocess --env.agent.max-turns 30 "
     "--model my-model --client.base-url http://127.0.0.1:8080/v1 -r 8 --no-push":
         "needs a model endpoint; tests/trainers/test_verifiers_hub.py runs vf-eval by the Hub id with a stand-in model",
+    "officeworld bench --load --mix write --episodes 500 --seconds 10":
+        "minutes of load on a shared machine; tests/simulator/test_bench_load.py runs the write mix with 3 episodes",
 }
 
 

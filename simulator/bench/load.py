@@ -71,6 +71,7 @@ class Agent:
         self.episode, self.conn = episode, Connection.to(url)
         self.session: dict[str, str] | None = None
         self.turn, self.ids = random.randrange(len(CALLS)), 0
+        self.last, self.status = b"", 0   # the last answer (the write mix reads a new document's id from it)
 
     async def open_mcp(self) -> bool:
         """``initialize`` then ``notifications/initialized``; False when the session could not be opened."""
@@ -98,6 +99,7 @@ class Agent:
             response = await self.conn.request("POST", f"/episodes/{self.episode}/api/{app}/{op}", args)
         except ConnectionLost as lost:
             raise Dropped(str(lost)) from None
+        self.last, self.status = response.body, response.status
         return response.status == 200
 
     async def mcp(self, app: str, op: str, args: dict) -> bool:
@@ -110,11 +112,16 @@ class Agent:
             raise Dropped(str(lost)) from None   # a client whose request failed on the wire loses its session
         if response.status == 404:
             raise Dropped("404: the server no longer knows the session")
+        self.last, self.status = response.body, response.status
         return response.status == 200 and b'"isError":true' not in response.body
 
     def next_call(self) -> tuple[str, str, dict]:
         self.turn += 1
         return CALLS[self.turn % len(CALLS)]
+
+    def failure(self) -> str:
+        """What the last answer, a failed call's, said: its status and the start of its body."""
+        return f"{self.status}: {self.last[:100].decode(errors='replace')}"
 
 
 Call = Callable[[Agent, str, str, dict], Awaitable[bool]]
@@ -126,6 +133,7 @@ class Tally:
         self.lags: list[float] = []
         self.errors = self.dropped = 0
         self.why: dict[str, int] = {}
+        self.failed: dict[str, int] = {}   # errors by status and the start of the answer
 
     async def one(self, agent: Agent, call: Call) -> None:
         started = time.perf_counter()
@@ -133,6 +141,8 @@ class Tally:
             self.samples.append(time.perf_counter() - started)
         else:
             self.errors += 1
+            why = agent.failure()
+            self.failed[why] = self.failed.get(why, 0) + 1
 
 
 async def _paced(agent: Agent, call: Call, tally: Tally, period: float, until: float) -> None:
@@ -180,6 +190,8 @@ async def measure(agents: list[Agent], call: Call, seconds: float, pid: int, rat
     figures |= {"achieved_per_s": round(len(samples) / max(wall, seconds), 1), "calls": len(samples),
                 "p50_ms": _ms(samples, 0.5), "p99_ms": _ms(samples, 0.99), "max_ms": _ms(samples, 1.0),
                 "errors": tally.errors, "dropped": tally.dropped + len(stuck)}
+    if tally.failed:
+        figures["errors_why"] = tally.failed
     if tally.why or stuck:
         figures["dropped_why"] = tally.why | ({f"no answer {GRACE_S:.0f} s after the run": len(stuck)} if stuck else {})
     if rate:
@@ -190,7 +202,7 @@ async def measure(agents: list[Agent], call: Call, seconds: float, pid: int, rat
                       "client_cpu_pct": round(client / wall * 100), "server_cpu_pct": round(server / wall * 100)}
 
 
-async def _settled(pid: int, start: float, limit_s: float = 15.0) -> float:
+async def settled(pid: int, start: float, limit_s: float = 15.0) -> float:
     """The server's resident memory once it has given back what the deletions freed (``simulator.store.memory``
     does so a couple of seconds after the last one, longer on a loaded machine): at least 5 s, then
     until it is back within 10% of ``start`` or has stopped falling for 3 s; at most ``limit_s``."""
@@ -206,13 +218,13 @@ async def _settled(pid: int, start: float, limit_s: float = 15.0) -> float:
     return rss_mb(pid)
 
 
-async def _sampler(pid: int, peak: list[float]) -> None:
+async def sampler(pid: int, peak: list[float]) -> None:
     while True:
         peak[0] = max(peak[0], rss_mb(pid))
         await asyncio.sleep(0.1)
 
 
-async def _each(items, fn, conns: Sequence[Connection | None] | None = None) -> list:
+async def each(items, fn, conns: Sequence[Connection | None] | None = None) -> list:
     """``fn(item, conn)`` over ``items``, one at a time on each of ``conns`` (setup and teardown, not measured)."""
     free: asyncio.Queue = asyncio.Queue()
     for conn in conns or [None] * 32:   # no connection: ``fn`` brings its own
@@ -235,7 +247,7 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
     # each app's image, and the server's first MCP request imports the MCP SDK and builds its server
     # (``simulator.gateway.mcp_lazy``), one-time costs that are not memory an episode keeps. Both
     # points are reported: ``start_rest_warm`` (REST only) and ``start`` (REST and MCP).
-    _say("warming up REST and MCP on one episode (about 10 s)")
+    say("warming up REST and MCP on one episode (about 10 s)")
     first = (await control.request("POST", "/v1/episodes", {"world": world})).json()["id"]
     warm = Agent(url, first)
     for app, op, args in CALLS:
@@ -255,7 +267,7 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
     await asyncio.sleep(3.0)
     start = rss_mb(pid)
     peak = [start]
-    sampler = asyncio.create_task(_sampler(pid, peak))
+    sampling = asyncio.create_task(sampler(pid, peak))
 
     async def create(i: int, conn: Connection) -> Agent:
         response = await conn.request("POST", "/v1/episodes", {"world": world})
@@ -266,37 +278,37 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
     async def first_calls(agent: Agent, _) -> None:   # each app's first call in an episode clones its image
         for app, op, args in CALLS[:3:2]:
             await agent.rest(app, op, args)
-    _say(f"creating {episodes} episodes and making each app's first call in each")
+    say(f"creating {episodes} episodes and making each app's first call in each")
     clock = time.monotonic()
-    agents = await _each(range(episodes), create, pool)
+    agents = await each(range(episodes), create, pool)
     setup = {"create_episodes_s": round(time.monotonic() - clock, 2)}
     clock = time.monotonic()
-    await _each(agents, first_calls)
+    await each(agents, first_calls)
     setup["first_call_per_app_s"] = round(time.monotonic() - clock, 2)
     paced, saturation = {}, {}
-    _say(f"REST: {seconds:g} s paced at {rates['rest']:g} calls/s, then {seconds:g} s as fast as it answers")
+    say(f"REST: {seconds:g} s paced at {rates['rest']:g} calls/s, then {seconds:g} s as fast as it answers")
     paced["rest"] = await measure(agents, Agent.rest, seconds, pid, rates["rest"])
     saturation["rest"] = await measure(agents, Agent.rest, seconds, pid, None)
-    _say(f"MCP: opening {len(agents)} sessions, then {seconds:g} s paced at {rates['mcp']:g} calls/s and {seconds:g} s "
+    say(f"MCP: opening {len(agents)} sessions, then {seconds:g} s paced at {rates['mcp']:g} calls/s and {seconds:g} s "
          "as fast as it answers")
     clock = time.monotonic()
-    opened = await _each(agents, lambda agent, _: agent.open_mcp())
+    opened = await each(agents, lambda agent, _: agent.open_mcp())
     setup["open_mcp_sessions_s"] = round(time.monotonic() - clock, 2)
     live = [a for a, ok in zip(agents, opened) if ok]
     paced["mcp"] = await measure(live, Agent.mcp, seconds, pid, rates["mcp"])
     paced["mcp"]["dropped"] += len(agents) - len(live)   # sessions that could not be opened
     saturation["mcp"] = await measure(live, Agent.mcp, seconds, pid, None)
     loaded = rss_mb(pid)
-    _say("closing the sessions, deleting the episodes and waiting for the server to give memory back")
-    await _each(live, lambda agent, _: agent.close_mcp())
+    say("closing the sessions, deleting the episodes and waiting for the server to give memory back")
+    await each(live, lambda agent, _: agent.close_mcp())
     for agent in agents:   # the agents are gone (their connections closed), as after a training run
         agent.conn.close()
-    await _each(agents, lambda agent, conn: conn.request("DELETE", f"/v1/episodes/{agent.episode}"), pool)
+    await each(agents, lambda agent, conn: conn.request("DELETE", f"/v1/episodes/{agent.episode}"), pool)
     left = (await control.request("GET", "/health")).json()["episodes"]
     for conn in (control, *pool):
         conn.close()
-    sampler.cancel()
-    after = await _settled(pid, start)
+    sampling.cancel()
+    after = await settled(pid, start)
     memory = {"allocator": allocator(pid), "start_rest_warm": round(start_rest_warm, 1),
               "start": round(start, 1), "peak": round(peak[0], 1), "loaded": round(loaded, 1),
               "after_delete": round(after, 1), "after_vs_start_pct": round((after - start) / start * 100, 1)}
@@ -305,7 +317,7 @@ async def _load(url: str, pid: int, token: str, world: str, episodes: int, secon
             "targets_met": _judged(paced, memory)}
 
 
-def _say(step: str) -> None:
+def say(step: str) -> None:
     """Progress on stderr, a line per step as it starts (the result is printed on stdout at the end)."""
     print(f"bench --load: {step}", file=sys.stderr, flush=True)
 
@@ -329,7 +341,7 @@ def run(world: str = "acme", episodes: int = 500, seconds: float = 10.0,
     token = "ow_bench_" + secrets.token_hex(8)
     env = {**os.environ, "OFFICEWORLD_TOKEN": token, "OFFICEWORLD_IDLE_TIMEOUT": "0"}
     env.pop("OFFICEWORLD_TRAJECTORY_DIR", None)   # measured without trajectory files
-    _say(f"starting a server on {world!r}")
+    say(f"starting a server on {world!r}")
     with server_process(world, env=env) as server:
         result = asyncio.run(_load(server.url, server.pid, token, world, episodes, seconds,
                                    {"rest": rest_rate, "mcp": mcp_rate}))

@@ -29,7 +29,7 @@ from typing import Iterator
 
 import httpx
 
-from simulator.bench.load import Agent, _each, _say, measure
+from simulator.bench.load import Agent, each, measure, say
 from simulator.bench.served import Served, server_process
 from simulator.bench.wire import Connection
 
@@ -89,20 +89,20 @@ async def _saturate(url: str, pid: int, token: str, world: str, episodes: int, s
             raise RuntimeError(f"creating an episode answered {response.status}: {response.body[:300]!r}")
         return Agent(url, response.json()["id"])
 
-    agents = await _each(range(episodes), create, pool)
+    agents = await each(range(episodes), create, pool)
     start()
     await measure(agents, Agent.rest, min(seconds, 3.0), pid, None)   # warm: first calls clone each app's image
     start()
     rest = await measure(agents, Agent.rest, seconds, pid, None)
-    opened = await _each(agents, lambda agent, _: agent.open_mcp())
+    opened = await each(agents, lambda agent, _: agent.open_mcp())
     live = [a for a, ok in zip(agents, opened) if ok]
     start()
     mcp = await measure(live, Agent.mcp, seconds, pid, None)
     mcp["dropped"] += len(agents) - len(live)
-    await _each(live, lambda agent, _: agent.close_mcp())
+    await each(live, lambda agent, _: agent.close_mcp())
     for agent in agents:
         agent.conn.close()
-    await _each(agents, lambda agent, conn: conn.request("DELETE", f"/v1/episodes/{agent.episode}"), pool)
+    await each(agents, lambda agent, conn: conn.request("DELETE", f"/v1/episodes/{agent.episode}"), pool)
     for conn in pool:
         conn.close()
     spread: dict[str, int] = {}
@@ -159,11 +159,11 @@ def run(world: str = "acme", workers: int | list[int] = 2, episodes: int = 100, 
     env.pop("OFFICEWORLD_TRAJECTORY_DIR", None)   # measured without trajectory files, as --load is
     out: dict = {"episodes": episodes, "seconds_per_run": seconds, "client_processes": clients, "cores": os.cpu_count(),
                  "load_average_at_start": [round(x, 1) for x in os.getloadavg()]}
-    _say(f"saturation with one server: {episodes} episodes, {seconds:g} s over REST then MCP")
+    say(f"saturation with one server: {episodes} episodes, {seconds:g} s over REST then MCP")
     with server_process(world, env=env) as server:
         out["workers_1"] = _saturate_with(clients, server.url, server.pid, token, world, episodes, seconds)
     for count in counts:
-        _say(f"saturation with {count} workers behind HAProxy: the same")
+        say(f"saturation with {count} workers behind HAProxy: the same")
         with workers_process(world, count, env) as served:
             out[f"workers_{count}"] = _saturate_with(clients, served.url, served.pid, token, world, episodes, seconds)
     ratios = {count: {surface: round(out[f"workers_{count}"][surface]["achieved_per_s"]

@@ -56,6 +56,9 @@ class Connection:
         reused = self._writer is not None
         try:
             return await self._exchange(data)
+        except asyncio.CancelledError:
+            self.close()   # the answer may still come: a later request on this connection would read it as its own
+            raise
         except _Idle:
             if not reused:
                 raise ConnectionLost("the server closed a new connection before answering") from None

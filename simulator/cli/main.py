@@ -242,8 +242,15 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
           episodes: int = typer.Option(500, min=1, help="With --load: concurrent episodes"),
           seconds: float = typer.Option(10.0, min=0.5, max=600, help="With --load: seconds of each run "
                                         "(paced and tight loop, over REST and over MCP)"),
-          rest_rate: float = typer.Option(500.0, min=0.1, help="With --load: calls/s the paced agents offer over REST"),
-          mcp_rate: float = typer.Option(300.0, min=0.1, help="With --load: calls/s the paced agents offer over MCP"),
+          mix: str = typer.Option("read", help="With --load: 'read' (mostly reads over warmed episodes) or 'write' "
+                                  "(a training run: the episodes start at once, each a session that searches, "
+                                  "reads, replies, updates an opportunity, creates and appends a document, sends)"),
+          record: bool = typer.Option(False, "--record", help="With --load --mix write: the server keeps trajectory "
+                                      "files (in a temporary folder), as a training run does"),
+          rest_rate: float = typer.Option(None, min=0.1, help="With --load: calls/s the paced agents offer over REST "
+                                          "(default 500 for the read mix, 300 for the write mix)"),
+          mcp_rate: float = typer.Option(None, min=0.1, help="With --load: calls/s the paced agents offer over MCP "
+                                         "(default 300)"),
           workers: int = typer.Option(0, min=0, max=256, help="With --load: also saturation over REST and MCP with "
                                       "one server and with `up --workers N` behind HAProxy, and their ratio (0: not)"),
           clients: int = typer.Option(1, min=1, max=64, help="With --workers: client processes that share the "
@@ -260,9 +267,15 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
         print(json.dumps(run_corpus(), indent=2))
         return
     if load:
-        from simulator.bench.load import run as run_load
+        if mix not in ("read", "write"):
+            raise typer.BadParameter("mix: 'read' or 'write'", param_hint="--mix")
+        from simulator.bench import load as read_mix
+        from simulator.bench import writes as write_mix
 
-        figures = run_load(world, episodes, seconds, rest_rate, mcp_rate)
+        chosen = write_mix if mix == "write" else read_mix
+        rates = (rest_rate or chosen.TARGETS["rest"], mcp_rate or chosen.TARGETS["mcp"])
+        extra = {"record": record} if mix == "write" else {}
+        figures = chosen.run(world, episodes, seconds, *rates, **extra)
         if workers > 1:
             from simulator.bench.shards import run as run_shards
 

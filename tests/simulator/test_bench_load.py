@@ -52,3 +52,43 @@ def test_only_the_serving_commands_run_again_with_the_system_allocator(monkeypat
     monkeypatch.setenv("PYTHONMALLOC", "pymalloc")   # the user's choice stands
     ahead.serve_with_system_malloc(["python", "-m", "simulator.cli", "up"])
     assert len(ran) == 2
+
+
+def test_the_write_mix_runs_sessions_that_read_and_write_over_fresh_episodes_and_reports_its_fields():
+    """Small and recorded: every call answered, each one a step in its episode's trajectory file."""
+    # The warm-up runs the whole session once over each surface, the appended document's id read from the answer
+    done = subprocess.run([sys.executable, "-m", "simulator.cli", "bench", "--load", "--mix", "write", "--episodes", "3",
+                           "--seconds", "1", "--rest-rate", "12", "--mcp-rate", "12", "--record"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    said = [line for line in done.stderr.splitlines() if line.startswith("bench --load: ")]
+    assert any("REST: creating 3 episodes at once" in line for line in said)
+    assert any("MCP: creating 3 episodes at once" in line for line in said)
+    assert report["mix"] == "write" and report["episodes"] == 3 and report["episodes_left"] == 0
+    assert report["session"] == ["mail.search", "mail.get_message", "mail.reply", "crm.update_opportunity",
+                                 "docs.create_document", "docs.append_to_document", "mail.send"]
+    assert set(report["setup"]) == {"create_rest_episodes_s", "create_mcp_episodes_s", "open_mcp_sessions_s"}
+    for kind in ("paced", "saturation"):
+        for surface in ("rest", "mcp"):
+            figures = report[kind][surface]
+            assert set(figures) >= RUN, (kind, surface, figures)
+            # every call answered, the writes included (a failed append would count as an error)
+            assert figures["calls"] > 0 and figures["errors"] == 0 and figures["dropped"] == 0, (kind, surface, figures)
+    assert report["warm_up"] == {"rest": "7 of 7 calls answered", "mcp": "7 of 7 calls answered"}
+    assert set(report["memory_mb"]) >= {"start", "peak", "loaded", "after_delete", "after_vs_start_pct",
+                                        "server_busy_after_delete_s"}
+    assert report["memory_mb"]["peak"] >= report["memory_mb"]["start"] > 0
+    assert set(report["targets_met"]) == {"rest_300_per_s", "mcp_300_per_s", "p99_under_500ms", "no_errors",
+                                          "no_dropped_session", "memory_within_10pct"}
+    assert not report["targets_met"]["rest_300_per_s"]   # 12 calls/s offered is short of 300
+    assert report["targets_met"]["no_errors"] and report["targets_met"]["no_dropped_session"]
+    # --record: the server kept a file per episode (the warm-up's, 3 over REST, 3 over MCP), a step line per call
+    files = report["trajectory_files"]
+    assert files["files"] == 7 and files["step_lines"] == files["calls_answered"] and files["every_answered_call_written"]
+
+
+def test_a_mix_the_bench_does_not_know_is_refused_by_name():
+    done = subprocess.run([sys.executable, "-m", "simulator.cli", "bench", "--load", "--mix", "heavy"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "--mix" in done.stderr

@@ -46,3 +46,21 @@ def test_a_clone_has_the_digest_and_its_own_cache():
     copy.conn.execute("insert into item (name) values ('z')")
     copy.conn.commit()
     assert copy.digest() != db.digest()
+
+
+def test_databases_compile_a_statement_once_between_them_and_each_writes_only_its_own():
+    """Every database's engine shares the dialect and the compiled-statement cache (``engine_over``): the second
+    database runs the first one's statement without compiling it again, on its own connection."""
+    from sqlalchemy import Column, Integer, MetaData, String, Table, insert, select
+
+    table = Table("item", MetaData(), Column("id", Integer, primary_key=True), Column("name", String))
+    first, second = _database(), _database()
+    ran = []
+    for db, name in ((first, "x"), (second, "y")):
+        with db.engine.begin() as conn:
+            conn.execute(insert(table).values(name=name))
+            result = conn.execute(select(table.c.name).where(table.c.name.regexp_match("^[xy]$")))
+            ran.append((result.scalars().all(), result.context.cache_hit.name))
+    assert first.engine.dialect is second.engine.dialect
+    assert ran[0][0] == ["x"] and ran[1][0] == ["y"]   # each connection saw only its own row
+    assert ran[1][1] == "CACHE_HIT"   # compiled once, for the first database; REGEXP set up on both connections
