@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scenarios.families import calendar, crm, cross, docs, mail, policy, projects, sales, schedule
+from scenarios.families import calendar, coworkers, crm, cross, docs, mail, policy, projects, sales, schedule
 from scenarios.family import Family
 
 FAMILIES: list[Family] = [
@@ -15,6 +15,7 @@ FAMILIES: list[Family] = [
     *sales.FAMILIES,
     *schedule.FAMILIES,
     *projects.FAMILIES,
+    *coworkers.FAMILIES,
 ]
 
 
