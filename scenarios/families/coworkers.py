@@ -16,13 +16,28 @@ from datetime import date, timedelta
 from scenarios import handbook
 from scenarios.draft import Draft
 from scenarios.families.calendar import BUSY_TITLES, _cover
-from scenarios.families.common import date_phrases, distinct_firsts, first
+from scenarios.families.common import distinct_firsts, first
 from scenarios.families.schedule import _at, _free_days, _pick
 from scenarios.family import Family, Skip
 
 TOPICS = ["hiring plan", "pricing review", "onboarding revamp", "vendor shortlist", "budget reforecast",
           "office move", "training calendar", "tooling audit"]
 PLACES = ["a customer workshop", "the leadership offsite", "a conference", "training", "jury duty"]
+
+
+ASKING = r"\b(meet|meeting|hour|time|times|slot|when|available|availability|free|day|days|calendar|schedule|sync|chat|call)\b"
+REVIEWING = r"\b(review|reviewed|look|feedback|check|comment|comments|read|thoughts|proof|proofread|eye|eyes|over)\b"
+
+
+def _about(*words: str) -> dict:
+    """A text comparator: any of ``words`` as a whole token."""
+    return {"any_of": [{"tokens": [w]} for w in dict.fromkeys(w.lower() for w in words)]}
+
+
+def _words(name: str) -> list[str]:
+    """The telling words of a company's name (not 'and', 'Inc', 'Group'...)."""
+    common = {"and", "the", "inc", "llc", "ltd", "plc", "group", "sons", "company", "co"}
+    return [w for w in re.findall(r"[A-Za-z]+", name) if len(w) > 2 and w.lower() not in common]
 
 
 def _day(day: date) -> str:
@@ -54,7 +69,7 @@ def meeting_by_mail(d: Draft) -> None:
     topic = d.rng.choice(TOPICS)
     ok = sorted([blocked, open_day])
     d.npc(other.email, mail=[{
-        "id": "when", "sender": _only(d.actor), "delay": {"min_seconds": 1200, "max_seconds": 5400},
+        "id": "when", "sender": _only(d.actor), "body": ASKING, "delay": {"min_seconds": 1200, "max_seconds": 5400},
         "reply": f"Hi {{sender_name}},\n\nHappy to. I'm at {d.rng.choice(PLACES)} on {_day(away[0])} and "
                  f"{_day(away[1])}, so those are out, but {_day(ok[0])} or {_day(ok[1])} should work - send me an "
                  f"invite for whenever we're both free.\n\n{first(other)}"}],
@@ -64,7 +79,11 @@ def meeting_by_mail(d: Draft) -> None:
                                "count": 1, "expect": {
                                    "start": {"datetime": start.isoformat(), "granularity": "minute"},
                                    "end": {"datetime": (start + timedelta(hours=1)).isoformat(), "granularity": "minute"},
-                                   "attendees": {"set": people}, "status": "confirmed"}})
+                                   "attendees": {"set": people}, "status": "confirmed",
+                                   "title": _about(*topic.split(), first(other))}})
+    d.check("asked", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 1}, "where": {
+        "owner": other.email, "sender": "$actor", "subject": _about(*topic.split(), "meet", "meeting", "hour", "time",
+                                                                   "catch", "sync", "chat", "call")}})
     d.check("accepted", weight=0.5, records={"from": "calendar.event", "where": {"organizer": "$actor"},
                                              "created": True, "count": 1,
                                              "expect": {"accepted": {"contains": other.email}}})
@@ -73,8 +92,9 @@ def meeting_by_mail(d: Draft) -> None:
     d.distractors = 2 + (rules.core_start > 7)
     listed = ", ".join(_day(x) for x in days[:-1]) + f" or {_day(days[-1])}"
     d.title = f"Find an hour with {first(other)}"
-    d.prompt = (f"I need an hour with {first(other)} about the {topic}, on {listed}. Agree a time with {first(other)} - who knows their week better than their calendar "
-                "does - and get it confirmed on both our calendars.")
+    d.prompt = (f"I need an hour with {first(other)} about the {topic}, on {listed}. Agree a time with "
+                f"{first(other)} - who knows their week better than their calendar does - and get it confirmed on "
+                "both our calendars.")
     d.do("mail.send", to=[other.email], subject=f"{topic.capitalize()}: an hour?",
          body=f"Hi {first(other)},\n\nCould we find an hour for the {topic}? I could do {listed}. Which of those "
               "days work for you?")
@@ -89,10 +109,116 @@ def meeting_by_mail(d: Draft) -> None:
     d.tags += ["co-worker", "scheduling"]
 
 
+SERVICES = ["a data-platform rollout", "a security assessment", "a training programme", "a reporting overhaul",
+            "a migration to the cloud", "a process audit"]
+SUPPORT = "We include 24/7 phone support with a one-hour response time."
+NEW_SUPPORT = "Support is by email during business hours, with a next-business-day response."
+STARTS = ["start", "starting", "starts", "begin", "begins", "beginning", "commence", "commencing", "kick", "from"]
+
+
+def _changes(d: Draft, fee: int, term: int, start: date) -> dict[str, tuple[str, str, str, dict, dict]]:
+    """Per kind of change: (passage quoted, reviewer's comment, the oracle's new passage, the text check when
+    asked for, the text check when not asked for: the fact kept)."""
+    new_fee = fee + d.rng.choice([2, 3, 4, 6]) * 1000
+    new_term = term + 12
+    new_start = start + timedelta(days=7 * d.rng.randint(1, 3))
+    old_day, new_day = f"{start:%B} {start.day}", f"{new_start:%B} {new_start.day}"
+    return {
+        "fee": (f"${fee:,}", f"The fee should be ${new_fee:,} - ${fee:,} was last year's rate.", f"${new_fee:,}",
+                {"all_of": [{"claim": {"about": ["fee"], "money": new_fee}}, {"not": {"phrase": f"{fee:,}"}}]},
+                {"claim": {"about": ["fee"], "money": fee}}),
+        "term": (f"for {term} months", f"Make it {new_term} months - they asked for a longer term.",
+                 f"for {new_term} months",
+                 {"all_of": [{"claim": {"about": ["months"], "number": new_term}},
+                             {"not": {"claim": {"about": ["months"], "number": term}}}]},
+                 {"claim": {"about": ["months"], "number": term}}),
+        "start": (f"starts on {old_day}", f"We can't start before {new_day} - please move the start date.",
+                  f"starts on {new_day}",
+                  {"all_of": [{"any_of": [{"claim": {"about": [w], "date": new_start.isoformat()}} for w in STARTS]},
+                              {"not": {"phrase": old_day}}]},
+                  {"phrase": old_day}),
+        "support": (SUPPORT, f"We don't offer 24/7 support. Say: {NEW_SUPPORT}", NEW_SUPPORT,
+                    {"all_of": [{"not": {"phrase": "24/7"}}, {"phrase": "business hours"}]}, {"phrase": "24/7"}),
+    }
+
+
+def review_returned(d: Draft) -> None:
+    """Share my draft with my manager for review, apply exactly the changes they comment (or list, or ask access
+    for), and pass the fixed draft to the colleague sending it out, only after the review."""
+    view = d.view
+    boss = view.manager_of(d.actor)
+    if boss is None:
+        raise Skip("the acting person has no manager to review their draft")
+    peers = [p for p in distinct_firsts(view.colleagues(d.actor)) if p.email != boss.email]
+    if not peers:
+        raise Skip("no colleague besides the manager to pass the draft to")
+    nxt = d.rng.choice(peers)
+    customer = d.fresh(lambda: d.fake.company().replace(",", ""))
+    fee, term = d.rng.randint(18, 90) * 1000, d.rng.choice([6, 12, 18])
+    start = view.today + timedelta(days=d.rng.randint(20, 40))
+    cadence = d.rng.choice(["quarterly", "monthly", "in two instalments"])
+    name = f"{customer} proposal - draft"
+    text = (f"{customer} - proposal (draft)\n\nPrepared by {view.actor.name}, {view.company}.\n\nScope\n"
+            f"We will deliver {d.rng.choice(SERVICES)} for {customer}. The engagement runs for {term} months. Work "
+            f"starts on {start:%B} {start.day}.\n\nFees\nThe total fee is ${fee:,}, invoiced {cadence}.\n\nSupport\n{SUPPORT}"
+            "\n\nNext steps\nOnce you approve, we will send the contract for signature.\n")
+    d.setup("docs.create_document", save="draft", name=name, text=text)
+    changes = _changes(d, fee, term, start)
+    asked = sorted(d.rng.sample(sorted(changes), d.rng.randint(2, 3)))
+    d.npc(boss.email, mail=[{
+        "id": "review", "sender": _only(d.actor), "body": REVIEWING, "delay": {"min_seconds": 1800, "max_seconds": 7200},
+        "review": {"document": name, "changes": [{"quote": changes[k][0], "comment": changes[k][1]} for k in asked],
+                   "reply": f"Thanks {{sender_name}} - I've left my comments on {{document}}. Please make those "
+                            f"changes before it goes anywhere.\n\n{first(boss)}",
+                   "listed": f"Thanks {{sender_name}} - I can only view {{document}}, so here are my changes:\n"
+                             f"{{changes}}\nPlease make those before it goes anywhere.\n\n{first(boss)}",
+                   "missing": f"Hi {{sender_name}}, I can't open {{document}} - could you share it with me?\n\n"
+                              f"{first(boss)}",
+                   "done": f"Looks good now, thanks.\n\n{first(boss)}"}}])
+    checks = [changes[k][3] if k in asked else changes[k][4] for k in sorted(changes)]
+    d.check("revised", records={"from": "docs.item", "where": {"id": "$draft.id"}, "count": 1, "expect": {
+        "body": {"all_of": [*checks, {"phrase": customer}, {"tokens": cadence.split()[-1:]}]}}})
+    d.check("reviewer_comments", weight=0.5, records={"from": "docs.permission", "where": {
+        "item_id": "$draft.id", "person": boss.email}, "created": True, "count": 1, "expect": {"role": "commenter"}})
+    d.check("asked", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 1}, "where": {
+        "owner": boss.email, "sender": "$actor", "subject": _about("review", "proposal", "draft", "feedback",
+                                                                  *_words(customer))}})
+    d.check("passed_on", weight=0.5, records={"from": "docs.permission", "where": {
+        "item_id": "$draft.id", "person": nxt.email}, "created": True, "count": 1, "expect": {"role": "editor"}})
+    d.check("told", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 1}, "where": {
+        "owner": nxt.email, "sender": "$actor", "subject": _about("proposal", "draft", "ready", *_words(customer)),
+        "body": _about("proposal", "draft", "ready", "reviewed", "shared", "changes", "send")}})
+    d.check("after_review", role="guard", trajectory={
+        "called": "docs.share", "args": {"email": {"email": nxt.email}},
+        "after": {"actor": boss.email, "op": "mail.reply",
+                  "args": {"body": {"regex": "(?s).*(comments on|here are my changes).*"}}}})
+    d.distractors = 4 - len(asked)   # facts the reviewer did not ask to change, which must stay
+    d.title = f"Get the {customer} proposal reviewed"
+    d.prompt = (f"My {customer} proposal draft needs {first(boss)}'s review before it goes out. Get it reviewed, make "
+                f"the changes {first(boss)} asks for, and then pass it to {first(nxt)}, who's sending it to "
+                f"{customer} and will need to edit it ({first(boss)} only needs to comment).")
+    d.do("docs.search", query=f"{customer} proposal")
+    d.do("docs.share", file_id="$draft.id", email=boss.email, role="commenter")
+    d.do("mail.send", to=[boss.email], subject=f"Review please: {name}",
+         body=f"Hi {first(boss)},\n\nCould you review my {customer} proposal draft? I've shared it with you.")
+    d.do("task.wait", for_event=True)
+    d.do("mail.search", query=f"from:{boss.email}")
+    d.do("docs.list_comments", file_id="$draft.id")
+    for k in asked:
+        d.do("docs.replace_in_document", file_id="$draft.id", find=changes[k][0], replace_with=changes[k][2])
+    d.do("docs.share", file_id="$draft.id", email=nxt.email, role="editor")
+    d.do("mail.send", to=[nxt.email], subject=f"{customer} proposal ready",
+         body=f"Hi {first(nxt)},\n\n{first(boss)} has reviewed the {customer} proposal and I've made the changes; "
+              "it's shared with you, ready to send.")
+    d.tags += ["co-worker", "review"]
+
+
 FAMILIES = [
     Family("cw-meeting-by-mail", "agree an hour with a colleague by mail (they are away on days their calendar "
            "shows free), then book the one hour both are free inside the handbook's hours and see it accepted",
            ("mail", "calendar", "docs"), "train", meeting_by_mail),
+    Family("cw-review-returned", "get a draft reviewed by the manager by mail (shared so they can comment), apply "
+           "exactly the changes asked for, and pass it on only after the review", ("mail", "docs"), "test",
+           review_returned),
 ]
 
-_ = (date_phrases, distinct_firsts, Skip)
