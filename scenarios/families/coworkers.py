@@ -25,13 +25,25 @@ TOPICS = ["hiring plan", "pricing review", "onboarding revamp", "vendor shortlis
 PLACES = ["a customer workshop", "the leadership offsite", "a conference", "training", "jury duty"]
 
 
-ASKING = r"\b(meet|meeting|hour|time|times|slot|when|available|availability|free|day|days|calendar|schedule|sync|chat|call)\b"
-REVIEWING = r"\b(review|reviewed|look|feedback|check|comment|comments|read|thoughts|proof|proofread|eye|eyes|over)\b"
+def _asks(words: str) -> str:
+    """A co-worker's pattern for a mail that asks: a clause (not one negated: "not could you review") holding one
+    of ``words``."""
+    return r"(?:^|(?<=\n)|[.?!;]\s+)(?![\s*•-]*not\b)[^.?!;\n]*\b(?:" + words + r")\b"
+
+
+ASKING = _asks(r"meet|meeting|hour|time|times|slot|when|available|availability|free|day|days|calendar|schedule|sync|chat|call")
+REVIEWING = _asks(r"review|reviewed|look|feedback|check|comment|comments|read|thoughts|proof|proofread|eye|eyes|over")
 
 
 def _about(*words: str) -> dict:
     """A text comparator: any of ``words`` as a whole token."""
     return {"any_of": [{"tokens": [w]} for w in dict.fromkeys(w.lower() for w in words)]}
+
+
+def _subject(*words: str) -> dict:
+    """A subject comparator for a person's own mail: about one of ``words``, not a calendar notice."""
+    return {"all_of": [_about(*words), {"not": {"regex": "(?is)(invitation|updated invitation|canceled event|"
+                                                "accepted|declined|tentatively accepted): .*"}}]}
 
 
 def _words(name: str) -> list[str]:
@@ -82,8 +94,8 @@ def meeting_by_mail(d: Draft) -> None:
                                    "attendees": {"set": people}, "status": "confirmed",
                                    "title": _about(*topic.split(), first(other))}})
     d.check("asked", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 1}, "where": {
-        "owner": other.email, "sender": "$actor", "subject": _about(*topic.split(), "meet", "meeting", "hour", "time",
-                                                                   "catch", "sync", "chat", "call")}})
+        "owner": other.email, "sender": "$actor", "subject": _subject(*topic.split(), "meet", "meeting", "hour", "time",
+                                                                     "catch", "sync", "chat", "call")}})
     d.check("accepted", weight=0.5, records={"from": "calendar.event", "where": {"organizer": "$actor"},
                                              "created": True, "count": 1,
                                              "expect": {"accepted": {"contains": other.email}}})
@@ -96,8 +108,8 @@ def meeting_by_mail(d: Draft) -> None:
                 f"{first(other)} - who knows their week better than their calendar does - and get it confirmed on "
                 "both our calendars.")
     d.do("mail.send", to=[other.email], subject=f"{topic.capitalize()}: an hour?",
-         body=f"Hi {first(other)},\n\nCould we find an hour for the {topic}? I could do {listed}. Which of those "
-              "days work for you?")
+         body=f"Hi {first(other)},\n\nCould we find an hour for the {topic}? I could do "
+              f"{', '.join(f'{x:%A}' for x in days[:-1])} or {days[-1]:%A}. Which of those days work for you?")
     d.do("task.wait", for_event=True)
     d.do("mail.search", query=f"from:{other.email}")
     handbook.read(d)
@@ -181,13 +193,13 @@ def review_returned(d: Draft) -> None:
     d.check("reviewer_comments", weight=0.5, records={"from": "docs.permission", "where": {
         "item_id": "$draft.id", "person": boss.email}, "created": True, "count": 1, "expect": {"role": "commenter"}})
     d.check("asked", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 1}, "where": {
-        "owner": boss.email, "sender": "$actor", "subject": _about("review", "proposal", "draft", "feedback",
+        "owner": boss.email, "sender": "$actor", "subject": _subject("review", "proposal", "draft", "feedback",
                                                                   *_words(customer))}})
     d.check("passed_on", weight=0.5, records={"from": "docs.permission", "where": {
         "item_id": "$draft.id", "person": nxt.email}, "created": True, "count": 1, "expect": {"role": "editor"}})
     d.check("told", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 1}, "where": {
-        "owner": nxt.email, "sender": "$actor", "subject": _about("proposal", "draft", "ready", *_words(customer)),
-        "body": _about("proposal", "draft", "ready", "reviewed", "shared", "changes", "send")}})
+        "owner": nxt.email, "sender": "$actor", "subject": _subject("proposal", "draft", "ready", *_words(customer))},
+        "expect": {"body": _about("proposal", "draft", "ready", "reviewed", "shared", "changes", "send")}})
     d.check("after_review", role="guard", trajectory={
         "called": "docs.share", "args": {"email": {"email": nxt.email}},
         "after": {"actor": boss.email, "op": "mail.reply",
@@ -213,6 +225,66 @@ def review_returned(d: Draft) -> None:
     d.tags += ["co-worker", "review"]
 
 
+CHASED = _asks(r"headcount|head count|number|numbers|figure|figures|plan|planned|planning|hires|hiring|people|team|size")
+
+
+def chase_silence(d: Draft) -> None:
+    """A lead's number is missing from my headcount sheet; they ignore the first mail and answer only a reminder
+    sent after some time, so the agent must wait and chase before filling the cell."""
+    view = d.view
+    leads = [p for p in distinct_firsts(view.colleagues(d.actor)) if view.reports(p.email)]
+    if len(leads) < 3:
+        raise Skip("fewer than three team leads (people with reports) besides the acting person")
+    rows = d.rng.sample(leads, min(len(leads), d.rng.randint(3, 6)))
+    lead = d.rng.choice(rows)
+    year = view.today.year + 1
+    sizes = {p.email: (len(view.reports(p.email)) + d.rng.randint(0, 4)) for p in rows}
+    planned = {p.email: sizes[p.email] + d.rng.randint(-1, 5) for p in rows}
+    while planned[lead.email] in (sizes[lead.email], *[v for k, v in planned.items() if k != lead.email]):
+        planned[lead.email] += 1
+    name = f"Headcount plan {year}"
+    table = [["Lead", "Team today", f"Planned {year}"]] + [
+        [p.name, sizes[p.email], "" if p.email == lead.email else planned[p.email]] for p in rows]
+    d.setup("docs.create_spreadsheet", save="sheet", name=name, rows=table)
+    row = 2 + rows.index(lead)
+    wait = d.rng.choice([3600, 5400, 7200])
+    d.npc(lead.email, mail=[{
+        "id": "number", "sender": _only(d.actor), "body": CHASED, "reminded_after": wait,
+        "delay": {"min_seconds": 600, "max_seconds": 2400},
+        "reply": f"Sorry {{sender_name}}, this got buried. For {year} we're planning {planned[lead.email]} people "
+                 f"(we're {sizes[lead.email]} today).\n\n{first(lead)}"}])
+    d.check("filled", records={"from": "docs.cell", "where": {"item_id": "$sheet.id", "row": row, "col": 3},
+                               "count": 1, "expect": {"input": {"number": planned[lead.email]}}})
+    d.check("answered", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 1}, "where": {
+        "owner": "$actor", "sender": lead.email}})   # the chase worked: the figure came from them
+    d.check("rest_kept", role="guard", records={"from": "docs.cell", "where": {
+        "item_id": "$sheet.id", "row": {"not": row}}, "unchanged": True})
+    d.check("asked", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 2}, "where": {
+        "owner": lead.email, "sender": "$actor", "body": {"regex": f"(?is).*{CHASED}.*"},
+        "subject": _subject("headcount", "number", "numbers", "plan", "planned", "hiring", "team", "figure")}})
+    d.check("not_pestered", role="penalty", weight=0.5, records={
+        "from": "mail.message", "created": True, "count": {"max": 4}, "where": {"owner": lead.email, "sender": "$actor"}})
+    d.distractors = len(rows) - 1
+    d.title = f"Get {first(lead)}'s headcount number"
+    d.prompt = (f"The {name} sheet is still missing {first(lead)}'s planned number. Get it from {first(lead)} and fill "
+                f"it in. {first(lead)} is hopeless with email, so don't take silence for an answer.")
+    d.do("docs.search", query=name)
+    d.do("docs.read_file", file_id="$sheet.id")
+    subject = "Your headcount number for next year"   # no figures: what it asks is in words
+    d.do("mail.send", to=[lead.email], subject=subject,
+         body=f"Hi {first(lead)},\n\nThe headcount plan still needs your team's planned number for next year. "
+              "What's your number?")
+    d.do("task.wait", for_event=True)
+    d.do("task.wait", seconds=wait)
+    d.do("mail.send", to=[lead.email], subject=f"Re: {subject}",
+         body=f"Hi {first(lead)}, just chasing: what's your planned headcount for next year? I need the number for "
+              "the sheet.")
+    d.do("task.wait", for_event=True)
+    d.do("mail.search", query=f"from:{lead.email}")
+    d.do("docs.update_cells", file_id="$sheet.id", cells={f"C{row}": planned[lead.email]})
+    d.tags += ["co-worker", "time", "follow-up"]
+
+
 FAMILIES = [
     Family("cw-meeting-by-mail", "agree an hour with a colleague by mail (they are away on days their calendar "
            "shows free), then book the one hour both are free inside the handbook's hours and see it accepted",
@@ -220,5 +292,7 @@ FAMILIES = [
     Family("cw-review-returned", "get a draft reviewed by the manager by mail (shared so they can comment), apply "
            "exactly the changes asked for, and pass it on only after the review", ("mail", "docs"), "test",
            review_returned),
+    Family("cw-chase-silence", "get a missing figure from a lead who answers only when chased after a while: ask, "
+           "wait, follow up, and fill it into the sheet", ("mail", "docs"), "validation", chase_silence),
 ]
 
