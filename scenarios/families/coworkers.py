@@ -16,7 +16,16 @@ from datetime import date, timedelta
 from scenarios import handbook
 from scenarios.draft import Draft
 from scenarios.families.calendar import BUSY_TITLES, _cover
-from scenarios.families.common import distinct_firsts, first
+from scenarios.families.common import (
+    distinct_firsts,
+    first,
+    money,
+    money_phrases,
+    new_customer,
+    owners_with_manager,
+    quarter_end,
+    round_to,
+)
 from scenarios.families.schedule import _at, _free_days, _pick
 from scenarios.family import Family, Skip
 
@@ -285,6 +294,93 @@ def chase_silence(d: Draft) -> None:
     d.tags += ["co-worker", "time", "follow-up"]
 
 
+def _approver(d: Draft, who, pct: int, org: str, ceiling: int, condition: str = "") -> None:
+    """``who`` answers a mail naming the asked discount: approves up to ``ceiling``, else offers ``ceiling``."""
+    d.npc(who.email, mail=[{
+        "id": "discount", "sender": _only(d.actor), "body": rf"(?P<pct>\b{pct})\s*(?:%|percent)",
+        "delay": {"min_seconds": 900, "max_seconds": 5400},
+        "decide": {"group": "pct", "max": ceiling,
+                   "approve": f"Approved: {{pct}}% for {org} is fine by me{condition}.\n\n{first(who)}",
+                   "refuse": f"Not approved: {{pct}}% is more than I'll sign for {org}; offer them {ceiling}% at "
+                             f"most.\n\n{first(who)}"}}])
+
+
+def discount_signoff(d: Draft) -> None:
+    """A customer's discount needs sign-off by the handbook (the manager, or above their limit the head, who also
+    wants the manager's word): ask, wait for every answer, then reprice and confirm, or offer what was allowed."""
+    view = d.view
+    rules = handbook.policies(view)
+    owner = d.rng.choice(owners_with_manager(d))
+    d.actor = owner.email
+    manager, boss = view.person(owner.manager or ""), handbook.head(view)
+    chain = d.number % 2 == 1 and boss.email not in (manager.email, owner.email)
+    low, high = (rules.manager_discount + 1, rules.manager_discount + 8) if chain else \
+        (rules.rep_discount + 1, rules.manager_discount)
+    pct = d.rng.randint(low, high)
+    approved = pct == low or d.rng.random() < 0.6
+    ceiling = pct if approved else d.rng.randint(low - 1 if chain else low, pct - 1)
+    handbook.place(d)
+    acct = new_customer(d, owner.email)
+    amount = round_to(d.rng.randint(30, 300) * 1000, 1000)
+    d.setup("crm.create_opportunity", by=owner.email, save="deal", account_id=f"{acct.ref}.id",
+            name=f"{acct.name} - platform", amount=amount, close_date=quarter_end(view.today), stage="Negotiation",
+            owner=owner.email)
+    subject = f"{acct.name} order - pricing"
+    d.setup("mail.send", by=acct.email, to=[owner.email], subject=subject,
+            body=f"Hi {first(owner)},\n\nWe are ready to sign this quarter if you can do {pct} percent off the "
+                 f"{money(amount)} you quoted. Can you confirm?\n\nThanks,\n{acct.contact}")
+    d.bind("ask", "mail.message", owner="$actor", subject=subject)
+    deciders = [boss, manager] if chain else [manager]
+    if chain:
+        _approver(d, boss, pct, acct.name, ceiling, f", as long as {first(manager)} agrees")
+        _approver(d, manager, pct, acct.name, pct)
+    else:
+        _approver(d, manager, pct, acct.name, ceiling)
+    needed = deciders if approved else deciders[:1]
+    for n, who in enumerate(needed):
+        d.check(f"asked_{n}", weight=0.5, records={
+            "from": "mail.message", "created": True, "count": {"min": 1}, "where": {
+                "owner": who.email, "sender": "$actor",
+                "subject": _subject("discount", "approval", "approve", "sign", "pricing", *_words(acct.name))},
+            "expect": {"body": {"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{pct} percent"}]}}})
+    for n, who in enumerate(needed):
+        d.check(f"answered_first_{n}", role="guard", trajectory={
+            "called": "mail.reply", "args": {"message_id": "$ask.id"},
+            "after": {"actor": who.email, "op": "mail.reply"}})
+    new = round(amount * (100 - pct) / 100, 2)
+    if approved:
+        d.check("repriced", records={"from": "crm.opportunity", "where": {"id": "$deal.id"}, "count": 1,
+                                     "expect": {"amount": {"money": new}}})
+        told = {"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{pct} percent"}, *money_phrases(new)]}
+    else:
+        d.check("price_kept", role="guard", records={"from": "crm.opportunity", "where": {"id": "$deal.id"},
+                                                     "count": 1, "unchanged": True})
+        told = {"any_of": [{"phrase": f"{ceiling}%"}, {"phrase": f"{ceiling} percent"}]}
+    d.check("told_customer", records={"from": "mail.outbound", "where": {"recipient": acct.email}, "created": True,
+                                      "count": {"min": 1}, "expect": {"body": told}})
+    d.distractors = 1 + chain
+    d.title = f"Get {acct.name}'s discount signed off"
+    d.prompt = (f"{acct.contact} at {acct.name} wants a discount to sign. Get it signed off the way company policy "
+                f"says, then give {acct.contact.split()[0]} our answer.")
+    handbook.read(d)
+    d.do("mail.get_message", message_id="$ask.id")
+    for who in needed:   # a refusal from the head ends it: the manager's word is moot
+        d.do("mail.send", to=[who.email], subject=f"Approval needed: discount for {acct.name}",
+             body=f"Hi {first(who)},\n\n{acct.name} asks for {pct}% off the {money(amount)} platform deal to sign "
+                  "this quarter. Can you approve?")
+    for who in needed:
+        d.do("task.wait", for_event=True)
+    d.do("mail.search", query="discount")
+    if approved:
+        d.do("crm.update_opportunity", opportunity_id="$deal.id", amount=new)
+        d.do("mail.reply", message_id="$ask.id", body=f"Good news: {pct}% off is approved, {money(new)} in total. "
+                                                      "The contract follows.")
+    else:
+        d.do("mail.reply", message_id="$ask.id", body=f"We can't go to {pct}%, I'm afraid; the best we can offer "
+                                                      f"is {ceiling}% off.")
+    d.tags += ["co-worker", "approval"]
+
+
 FAMILIES = [
     Family("cw-meeting-by-mail", "agree an hour with a colleague by mail (they are away on days their calendar "
            "shows free), then book the one hour both are free inside the handbook's hours and see it accepted",
@@ -294,5 +390,8 @@ FAMILIES = [
            review_returned),
     Family("cw-chase-silence", "get a missing figure from a lead who answers only when chased after a while: ask, "
            "wait, follow up, and fill it into the sheet", ("mail", "docs"), "validation", chase_silence),
+    Family("cw-discount-signoff", "get a customer's discount signed off by whom the handbook names (above the "
+           "manager's limit the head, who also wants the manager's word), wait for every answer, then reprice and "
+           "confirm or offer what was allowed", ("mail", "crm", "docs"), "train", discount_signoff),
 ]
 
