@@ -1,6 +1,7 @@
 """Co-worker families on acme: the shortcuts around the co-worker (booking without asking, on a day they are
 away; passing a draft on before the review; chasing too soon) earn no pass, and the co-worker answers what
-was actually sent (a view-only draft gets its changes by mail, an unshared one a request for access)."""
+was actually sent (a view-only draft gets its changes by mail, an unshared one a request for access); a discount
+above the manager's limit needs both the head's and the manager's word."""
 
 from __future__ import annotations
 
@@ -8,8 +9,17 @@ import re
 from datetime import datetime, timedelta
 
 import family_runs as runs
+import pytest
 
+from simulator.store.episodes import EpisodeStore
+from simulator.tasks.catalog import task_catalog
 from tasks.model import Call
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    """Four tasks a family on acme: the discount sign-off writes its two-person chain on odd numbers."""
+    return task_catalog(EpisodeStore(), corpus="acme:4")
 
 
 def _run(catalog, task, calls):
@@ -119,3 +129,26 @@ def test_a_chased_lead_answers_once_with_the_number(catalog):
     assert reward.total == 1.0 and len(replies) == 1
     cell = next(c for c in task.oracle if c.op == "docs.update_cells").args["cells"]
     assert str(next(iter(cell.values()))) in replies[0]
+
+
+def _signoffs(catalog) -> list:
+    return catalog.select(family="cw-discount-signoff")
+
+
+def test_answering_the_customer_before_the_sign_off_breaks_the_guard(catalog):
+    task = _signoffs(catalog)[0]
+    reply = next(c for c in task.oracle if c.op == "mail.reply")
+    early = [reply, *[c for c in task.oracle if c is not reply]]
+    episode, reward = _run(catalog, task, early)
+    assert reward.total == 0.0 and _status(reward)["answered_first_0"] == "fail"
+
+
+def test_above_the_managers_limit_the_head_and_the_manager_both_sign(catalog):
+    chains = [t for t in _signoffs(catalog) if len(t.npcs) == 2 and "repriced" in {c.id for c in t.criteria}]
+    assert chains, "acme:4 writes an approved chain (numbers 1 and 3 are chains)"
+    task = chains[0]
+    manager = task.npcs[1].email
+    only_head = [c for c in task.oracle if not (c.op == "mail.send" and manager in c.args["to"])]
+    episode, reward = _run(catalog, task, only_head)
+    assert not reward.passed and _status(reward)["asked_1"] == "fail"
+    assert _status(reward)["answered_first_1"] == "fail"
