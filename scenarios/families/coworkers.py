@@ -283,8 +283,7 @@ def chase_silence(d: Draft) -> None:
     d.do("mail.send", to=[lead.email], subject=subject,
          body=f"Hi {first(lead)},\n\nThe headcount plan still needs your team's planned number for next year. "
               "What's your number?")
-    d.do("task.wait", for_event=True)
-    d.do("task.wait", seconds=wait)
+    d.do("task.wait", seconds=wait)   # silence: nothing comes however long one waits for it, so give them a while
     d.do("mail.send", to=[lead.email], subject=f"Re: {subject}",
          body=f"Hi {first(lead)}, just chasing: what's your planned headcount for next year? I need the number for "
               "the sheet.")
