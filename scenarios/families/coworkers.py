@@ -20,7 +20,6 @@ from scenarios.families.common import (
     distinct_firsts,
     first,
     money,
-    money_phrases,
     new_customer,
     owners_with_manager,
     quarter_end,
@@ -350,11 +349,13 @@ def discount_signoff(d: Draft) -> None:
     if approved:
         d.check("repriced", records={"from": "crm.opportunity", "where": {"id": "$deal.id"}, "count": 1,
                                      "expect": {"amount": {"money": new}}})
-        told = {"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{pct} percent"}, *money_phrases(new)]}
+        told = {"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{pct} percent"}]}   # said, not negated
     else:
         d.check("price_kept", role="guard", records={"from": "crm.opportunity", "where": {"id": "$deal.id"},
                                                      "count": 1, "unchanged": True})
-        told = {"any_of": [{"phrase": f"{ceiling}%"}, {"phrase": f"{ceiling} percent"}]}
+        told = {"all_of": [{"any_of": [{"phrase": f"{ceiling}%"}, {"phrase": f"{ceiling} percent"}]},   # offered
+                           {"any_of": [{"phrase": f"{pct}%", "polarity": "any"},   # what was asked, in any light
+                                       {"phrase": f"{pct} percent", "polarity": "any"}]}]}
     d.check("told_customer", records={"from": "mail.outbound", "where": {"recipient": acct.email}, "created": True,
                                       "count": {"min": 1}, "expect": {"body": told}})
     d.distractors = 1 + chain
