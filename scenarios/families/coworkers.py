@@ -258,6 +258,7 @@ def chase_silence(d: Draft) -> None:
     wait = d.rng.choice([3600, 5400, 7200])
     d.npc(lead.email, mail=[{
         "id": "number", "sender": _only(d.actor), "body": CHASED, "reminded_after": wait,
+        "reminded_since": view.info.now_utc,   # the world's older mail on a team's numbers is no request
         "delay": {"min_seconds": 600, "max_seconds": 2400},
         "reply": f"Sorry {{sender_name}}, this got buried. For {year} we're planning {planned[lead.email]} people "
                  f"(we're {sizes[lead.email]} today).\n\n{first(lead)}"}])
@@ -346,6 +347,7 @@ def discount_signoff(d: Draft) -> None:
             "called": "mail.reply", "args": {"message_id": "$ask.id"},
             "after": {"actor": who.email, "op": "mail.reply"}})
     new = round(amount * (100 - pct) / 100, 2)
+    told: dict
     if approved:
         d.check("repriced", records={"from": "crm.opportunity", "where": {"id": "$deal.id"}, "count": 1,
                                      "expect": {"amount": {"money": new}}})

@@ -8,7 +8,7 @@ reply it led to, and both depend only on the state they read, so a replay answer
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 from scenarios.people.model import Review
@@ -41,13 +41,13 @@ def review(rule: Review, me: str, values: dict[str, Any], acts: Any) -> str:
     return _fill(rule.reply, rule.document, [c.comment for c in open_changes])
 
 
-def reminded(message: dict, after_seconds: float, me: str, acts: Any,
-             same_errand: Callable[[dict], bool]) -> bool:
+def reminded(message: dict, after_seconds: float, me: str, acts: Any, same_errand: Callable[[dict], bool],
+             since: datetime | None = None) -> bool:
     """Whether ``message`` (a search summary from the NPC's mailbox) chases an earlier mail of the same sender
     about the same errand (``same_errand`` of the full message: the rule's patterns) that came at least
-    ``after_seconds`` before it, within ``LOOKBACK``."""
+    ``after_seconds`` before it, within ``LOOKBACK`` and not before ``since`` (naive: UTC)."""
     sent = _when(message["date"])
-    since = sent - LOOKBACK
+    since = max(sent - LOOKBACK, _when(since)) if since is not None else sent - LOOKBACK
     found = acts.act("mail.search", {"query": f"from:{message['sender']} after:{since:%Y/%m/%d}", "limit": 50}, me)
     if found.error is not None:
         return False
@@ -63,7 +63,7 @@ def reminded(message: dict, after_seconds: float, me: str, acts: Any,
 
 def _when(value: Any) -> datetime:
     moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    return moment
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
 def _fill(template: str, document: str, changes: list[str]) -> str:

@@ -22,6 +22,7 @@ built yet.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -86,7 +87,8 @@ class MailRule(Strict):
     """On a mail to the NPC whose sender, subject and body match these patterns (case-insensitive regular
     expressions; an absent one matches anything): reply (``reply``, ``decide`` or ``review``) and run ``do``.
     With ``reminded_after``, only a reminder is answered: a mail that came at least that many seconds after an
-    earlier one from the same sender (``scenarios.people.coworking.reminded``); the first goes unanswered."""
+    earlier one from the same sender about the same matter (``scenarios.people.coworking.reminded``), since
+    ``reminded_since`` when given; the first goes unanswered."""
 
     id: str = Field(pattern=NAME)
     sender: str | None = None
@@ -96,6 +98,8 @@ class MailRule(Strict):
     decide: Decide | None = None
     review: Review | None = None
     reminded_after: float | None = Field(None, ge=1)
+    reminded_since: datetime | None = Field(None, description="With reminded_after: only requests sent at or after "
+                                            "this time count (a task's start), not older mail on the same matter")
     do: list[Action] = Field(default_factory=list)
     delay: Delay = Field(default_factory=Delay)
 

@@ -117,7 +117,8 @@ class Cast:
             return
         values = item["values"]
         if rule.reminded_after is not None and not coworking.reminded(
-                messages[0], rule.reminded_after, npc.email, acts, lambda m: _match(rule, m) is not None):
+                messages[0], rule.reminded_after, npc.email, acts, lambda m: _match(rule, m) is not None,
+                rule.reminded_since):
             return   # a first request waits for a reminder (its search is the recorded trace)
         text = rule.reply if rule.reply is not None else _decision(rule, values)
         if rule.review is not None:
