@@ -293,15 +293,32 @@ def chase_silence(d: Draft) -> None:
     d.tags += ["co-worker", "time", "follow-up"]
 
 
+_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+         "seventeen eighteen nineteen").split()
+_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def _spelled(n: int) -> str:
+    """0-99 in words, as a customer writes a rate ("twelve"): a reply's quoted original then never holds the
+    figure the agent must write itself."""
+    return _ONES[n] if n < 20 else _TENS[n // 10] + ("" if n % 10 == 0 else f"-{_ONES[n % 10]}")
+
+
+def _own_rate(n: int, stated: bool = True) -> dict:
+    """A reply body whose own lines (not the quoted original's '> ' lines) give the rate ``n``%; ``stated``: in a
+    clause that does not start by negating it ("not 12% off is approved")."""
+    clause = r"(?:[^\n]*?[.;:!?,]\s*)?(?:(?!\bnot\b)[^.;:!?,\n])*?" if stated else r"[^\n]*?"
+    return {"regex": rf"(?si)(?:.*\n)?(?!>){clause}(?<![\d.]){n}\s*%.*"}
+
+
 def _approver(d: Draft, who, pct: int, org: str, ceiling: int, condition: str = "") -> None:
-    """``who`` answers a mail naming the asked discount: approves up to ``ceiling``, else offers ``ceiling``."""
+    """``who`` answers a mail naming the asked discount (in figures or words): approves it when it is at most
+    ``ceiling``, else offers ``ceiling``."""
+    text = (f"Approved: {pct}% for {org} is fine by me{condition}." if pct <= ceiling else
+            f"Not approved: {pct}% is more than I'll sign for {org}; offer them {ceiling}% at most.")
     d.npc(who.email, mail=[{
-        "id": "discount", "sender": _only(d.actor), "body": rf"(?P<pct>\b{pct})\s*(?:%|percent)",
-        "delay": {"min_seconds": 900, "max_seconds": 5400},
-        "decide": {"group": "pct", "max": ceiling,
-                   "approve": f"Approved: {{pct}}% for {org} is fine by me{condition}.\n\n{first(who)}",
-                   "refuse": f"Not approved: {{pct}}% is more than I'll sign for {org}; offer them {ceiling}% at "
-                             f"most.\n\n{first(who)}"}}])
+        "id": "discount", "sender": _only(d.actor), "delay": {"min_seconds": 900, "max_seconds": 5400},
+        "body": rf"\b(?:{pct}|{_spelled(pct)})\s*(?:%|percent|per cent)", "reply": f"{text}\n\n{first(who)}"}])
 
 
 def discount_signoff(d: Draft) -> None:
@@ -326,7 +343,7 @@ def discount_signoff(d: Draft) -> None:
             owner=owner.email)
     subject = f"{acct.name} order - pricing"
     d.setup("mail.send", by=acct.email, to=[owner.email], subject=subject,
-            body=f"Hi {first(owner)},\n\nWe are ready to sign this quarter if you can do {pct} percent off the "
+            body=f"Hi {first(owner)},\n\nWe are ready to sign this quarter if you can do {_spelled(pct)} percent off the "
                  f"{money(amount)} you quoted. Can you confirm?\n\nThanks,\n{acct.contact}")
     d.bind("ask", "mail.message", owner="$actor", subject=subject)
     deciders = [boss, manager] if chain else [manager]
@@ -341,7 +358,7 @@ def discount_signoff(d: Draft) -> None:
             "from": "mail.message", "created": True, "count": {"min": 1}, "where": {
                 "owner": who.email, "sender": "$actor",
                 "subject": _subject("discount", "approval", "approve", "sign", "pricing", *_words(acct.name))},
-            "expect": {"body": {"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{pct} percent"}]}}})
+            "expect": {"body": {"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{_spelled(pct)} percent"}]}}})
     for n, who in enumerate(needed):
         d.check(f"answered_first_{n}", role="guard", trajectory={
             "called": "mail.reply", "args": {"message_id": "$ask.id"},
@@ -351,13 +368,11 @@ def discount_signoff(d: Draft) -> None:
     if approved:
         d.check("repriced", records={"from": "crm.opportunity", "where": {"id": "$deal.id"}, "count": 1,
                                      "expect": {"amount": {"money": new}}})
-        told = {"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{pct} percent"}]}   # said, not negated
+        told = _own_rate(pct)
     else:
         d.check("price_kept", role="guard", records={"from": "crm.opportunity", "where": {"id": "$deal.id"},
                                                      "count": 1, "unchanged": True})
-        told = {"all_of": [{"any_of": [{"phrase": f"{ceiling}%"}, {"phrase": f"{ceiling} percent"}]},   # offered
-                           {"any_of": [{"phrase": f"{pct}%", "polarity": "any"},   # what was asked, in any light
-                                       {"phrase": f"{pct} percent", "polarity": "any"}]}]}
+        told = {"all_of": [_own_rate(ceiling), _own_rate(pct, stated=False)]}   # offered; what was asked, any light
     d.check("told_customer", records={"from": "mail.outbound", "where": {"recipient": acct.email}, "created": True,
                                       "count": {"min": 1}, "expect": {"body": told}})
     d.distractors = 1 + chain
