@@ -3,7 +3,9 @@ agent mails, waits (``task.wait``) and acts on what comes back.
 
 - ``cw-meeting-by-mail``: agree an hour with a colleague who knows their week better than their calendar does;
 - ``cw-review-returned``: get a draft reviewed by the manager, apply the changes asked for, pass it on;
-- ``cw-chase-silence``: get a figure from a lead who answers only when chased, and fill it in.
+- ``cw-chase-silence``: get a figure from a lead who answers only when chased, and fill it in;
+- ``cw-discount-signoff``: get a discount signed off by whom the handbook names (above the manager's limit a
+  chain: the head, who also wants the manager's word), then reprice and confirm, or offer what was allowed.
 
 Each co-worker is an NPC of the task (``Draft.npc``), answering by rule after a seeded delay.
 """
