@@ -43,7 +43,6 @@ class Draft:
         self._ignore: list[str] = []
         self._names: set[str] = set()
         self._npcs: list[dict] = []
-        self._events: list[dict] = []
 
     # The scene.
     def setup(self, op: str, *, by: str | None = None, save: str | None = None, **args: Any) -> str | None:
@@ -59,10 +58,6 @@ class Draft:
     def npc(self, email: str, **rules: Any) -> None:
         """A co-worker who answers by rule in this task (``scenarios.people.model.Npc``: ``mail=``, ``invitations=``)."""
         self._npcs.append({"email": email, **_plain(rules)})
-
-    def event(self, name: str, do: list[dict], **when: Any) -> None:
-        """Something that happens by itself (``tasks.model.Event``): ``at=``, ``after_seconds=`` or ``when=``."""
-        self._events.append({"name": name, **_plain(when), "do": _plain(do)})
 
     def fresh(self, make: Callable[[], str], tries: int = 50) -> str:
         """A name from ``make`` that the world and this draft do not use yet."""
@@ -127,7 +122,7 @@ class Draft:
         if self.start is not None:
             task["clock"] = {"start": self.start.isoformat()}
         for key, value in (("alternatives", self._alternatives), ("allow", self._allow), ("ignore", self._ignore),
-                           ("npcs", self._npcs), ("events", self._events)):
+                           ("npcs", self._npcs)):
             if value:
                 task[key] = value
         return task
