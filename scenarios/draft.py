@@ -42,6 +42,7 @@ class Draft:
         self._allow: list[dict] = []
         self._ignore: list[str] = []
         self._names: set[str] = set()
+        self._npcs: list[dict] = []
 
     # The scene.
     def setup(self, op: str, *, by: str | None = None, save: str | None = None, **args: Any) -> str | None:
@@ -53,6 +54,10 @@ class Draft:
             call["save"] = save
         self._setup.append(call)
         return f"${save}" if save else None
+
+    def npc(self, email: str, **rules: Any) -> None:
+        """A co-worker who answers by rule in this task (``scenarios.people.model.Npc``: ``mail=``, ``invitations=``)."""
+        self._npcs.append({"email": email, **_plain(rules)})
 
     def fresh(self, make: Callable[[], str], tries: int = 50) -> str:
         """A name from ``make`` that the world and this draft do not use yet."""
@@ -116,7 +121,8 @@ class Draft:
         }
         if self.start is not None:
             task["clock"] = {"start": self.start.isoformat()}
-        for key, value in (("alternatives", self._alternatives), ("allow", self._allow), ("ignore", self._ignore)):
+        for key, value in (("alternatives", self._alternatives), ("allow", self._allow), ("ignore", self._ignore),
+                           ("npcs", self._npcs)):
             if value:
                 task[key] = value
         return task

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scenarios.families import calendar, crm, cross, docs, mail, perception, policy, projects, sales, schedule
+from scenarios.families import calendar, coworkers, crm, cross, docs, mail, perception, policy, projects, sales, schedule
 from scenarios.family import Family
 
 FAMILIES: list[Family] = [
@@ -16,6 +16,7 @@ FAMILIES: list[Family] = [
     *schedule.FAMILIES,
     *projects.FAMILIES,
     *perception.FAMILIES,
+    *coworkers.FAMILIES,
 ]
 
 

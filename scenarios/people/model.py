@@ -22,6 +22,7 @@ built yet.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -61,9 +62,33 @@ class Action(Strict):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
+class Change(Strict):
+    """One change a reviewer asks for: the passage of the draft it is about (``quote``) and what to do."""
+
+    quote: str = Field(min_length=1)
+    comment: str = Field(min_length=1)
+
+
+class Review(Strict):
+    """Review the document named ``document`` (``scenarios.people.coworking.review``): when the NPC cannot open
+    it, reply ``missing``; when every change's passage is gone from it, ``done``; else, with comment access,
+    comment each outstanding change on its passage and reply ``reply``; with view access only, reply ``listed``
+    (``{changes}``: the outstanding changes, one a line). Templates also name ``{document}``."""
+
+    document: str = Field(min_length=1)
+    changes: list[Change] = Field(min_length=1)
+    reply: str = "I've left my comments on {document} - please make those changes."
+    listed: str = "I can only view {document}, so here are my changes:\n{changes}"
+    missing: str = "I can't open {document} - could you share it with me?"
+    done: str = "{document} looks good to me now."
+
+
 class MailRule(Strict):
     """On a mail to the NPC whose sender, subject and body match these patterns (case-insensitive regular
-    expressions; an absent one matches anything): reply (``reply`` or ``decide``) and run ``do``."""
+    expressions; an absent one matches anything): reply (``reply``, ``decide`` or ``review``) and run ``do``.
+    With ``reminded_after``, only a reminder is answered: a mail that came at least that many seconds after an
+    earlier one from the same sender about the same matter (``scenarios.people.coworking.reminded``), since
+    ``reminded_since`` when given; the first goes unanswered."""
 
     id: str = Field(pattern=NAME)
     sender: str | None = None
@@ -71,15 +96,20 @@ class MailRule(Strict):
     body: str | None = None
     reply: str | None = None
     decide: Decide | None = None
+    review: Review | None = None
+    reminded_after: float | None = Field(None, ge=1)
+    reminded_since: datetime | None = Field(None, description="With reminded_after: only requests sent at or after "
+                                            "this time count (a task's start), not older mail on the same matter")
     do: list[Action] = Field(default_factory=list)
     delay: Delay = Field(default_factory=Delay)
 
     @model_validator(mode="after")
     def _acts(self) -> "MailRule":
-        if self.reply is not None and self.decide is not None:
-            raise ValueError("a rule replies by reply or by decide, not both")
-        if self.reply is None and self.decide is None and not self.do:
-            raise ValueError("a rule needs reply, decide or do")
+        answers = [k for k in ("reply", "decide", "review") if getattr(self, k) is not None]
+        if len(answers) > 1:
+            raise ValueError(f"a rule replies by one of reply, decide or review, not {' and '.join(answers)}")
+        if not answers and not self.do:
+            raise ValueError("a rule needs reply, decide, review or do")
         return self
 
 

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from hashlib import sha256
 from typing import Any, Protocol
 
+from scenarios.people import coworking
 from scenarios.people.model import Delay, MailRule, Npc, People
 
 SENDING = {"send", "reply", "reply_all", "forward", "send_draft"}
@@ -115,7 +116,13 @@ class Cast:
             acts.fail("mail.reply", {"rfc_id": item["message"]}, npc.email, f"{npc.email} cannot answer: {why}")
             return
         values = item["values"]
+        if rule.reminded_after is not None and not coworking.reminded(
+                messages[0], rule.reminded_after, npc.email, acts, lambda m: _match(rule, m) is not None,
+                rule.reminded_since):
+            return   # a first request waits for a reminder (its search is the recorded trace)
         text = rule.reply if rule.reply is not None else _decision(rule, values)
+        if rule.review is not None:
+            text = coworking.review(rule.review, npc.email, values, acts)
         if text is not None:
             acts.act("mail.reply", {"message_id": messages[0]["id"], "body": render(text, values)}, npc.email)
         for action in rule.do:

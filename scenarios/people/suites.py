@@ -5,6 +5,7 @@ other tasks see no co-worker answer.
 
 - ``people-approval`` (30): a customer asks for a discount; the manager (an NPC) approves up to 15% and
   refuses above; the agent asks, waits, and tells the customer what was decided, only after the answer.
+  Prompts state the goal, not the steps (nor the subjects to use): the agent picks its own wording.
 - ``people-time`` (10): a customer's PO number arrives later (a timed event); the agent waits for it and
   passes it to Finance, only after it came.
 - ``people-ask`` (20): the prompt leaves out the agreed price or kickoff date; the user knows it; the agent
@@ -54,6 +55,11 @@ def _email(user: str) -> str:
     return f"{user}@{DOMAIN}"
 
 
+def _about(*words: str) -> dict:
+    """A subject about any one of ``words`` (whole tokens): the writer picks their own subject."""
+    return {"any_of": [{"tokens": [w.lower()]} for w in dict.fromkeys(words) if len(w) > 2 or w.lower() == "po"]}
+
+
 def _first(name: str) -> str:
     return name.split()[0].capitalize()
 
@@ -66,9 +72,10 @@ def approval(n: int, rng: random.Random) -> dict[str, Any]:
     approved = pct <= LIMIT
     verdict = "Approved" if approved else "Not approved"
     npc = {"email": _email(manager), "mail": [{
-        "id": "discount", "subject": "discount", "body": r"(?P<pct>\d+(?:\.\d+)?)\s*%",
+        "id": "discount", "body": r"(?P<pct>\d+(?:\.\d+)?)\s*%",
         "decide": {"group": "pct", "max": LIMIT, "approve": f"Approved: {{pct}}% for {org} is fine.",
-                   "refuse": f"Not approved: {{pct}}% is over the {LIMIT}% I can sign off for {org}."},
+                   "refuse": f"Not approved: {{pct}}% is over the {LIMIT}% I can sign off for {org}. Offer them "
+                             f"{LIMIT}% instead."},
         "delay": {"min_seconds": 900, "max_seconds": 5400}}]}
     # The refusal names what was asked (said in a negative: "we cannot offer 22%") and offers the limit (said).
     told = ({"body": {"phrase": f"{pct}%"}} if approved else
@@ -78,18 +85,18 @@ def approval(n: int, rng: random.Random) -> dict[str, Any]:
     return {
         "id": f"people-approval-{n:02d}", "title": "Get a discount signed off before answering the customer",
         "world": WORLD, "as": _email(seller), "npcs": [npc],
-        "prompt": (f"{name} at {org} asked for a {pct}% discount on their renewal. Discounts need "
-                   f"{_first(manager.split('.')[0])}'s sign-off: ask by mail (put 'discount' in the subject), wait "
-                   f"for the answer, then write to {_first(name)} with 'discount' in the subject: confirm the "
-                   f"{pct}% if approved, otherwise tell them the most we can offer is {LIMIT}%."),
+        "prompt": (f"{name} at {org} wants a {pct}% discount on their renewal. It needs "
+                   f"{_first(manager.split('.')[0])}'s sign-off; once we have an answer, let {_first(name)} know "
+                   "where we stand."),
         "criteria": [
             {"id": "asked_manager", "weight": 0.5, "records": {   # the request states what is asked (a negated one
                 "from": "mail.message", "created": True, "count": {"min": 1},   # would be approved by the rule too)
                 "where": {"owner": _email(manager), "sender": "$actor"},
-                "expect": {"subject": {"tokens": ["discount"]}, "body": {"phrase": f"{pct}%"}}}},
+                "expect": {"subject": _about("discount", "renewal", "sign", "approval", *org.split()),
+                           "body": {"phrase": f"{pct}%"}}}},
             {"id": "told_customer", "records": {
                 "from": "mail.outbound", "created": True, "count": 1, "where": {"recipient": {"email": customer}},
-                "expect": {**told, "subject": {"tokens": ["discount"]}}}},
+                "expect": {**told, "subject": _about("discount", "renewal", *org.split())}}},
             {"id": "after_the_answer", "role": "guard", "trajectory": {
                 "called": "mail.send", "args": {"to": {"contains": customer}},
                 "after": {"actor": _email(manager), "op": "mail.reply",
@@ -119,13 +126,13 @@ def waiting(n: int, rng: random.Random) -> dict[str, Any]:
     return {
         "id": f"people-time-{n:02d}", "title": "Wait for the customer's PO and pass it to Finance",
         "world": WORLD, "as": _email(seller), "events": [event],
-        "prompt": (f"{name} at {org} will send the purchase order number for their renewal later this morning. "
-                   f"Wait for it, then send it to Irene Kowalski in Finance with 'PO {org}' as the subject."),
+        "prompt": (f"{name} at {org} is sending the purchase order number for their renewal later this morning. "
+                   "Irene Kowalski in Finance needs it as soon as it's here."),
         "criteria": [
             {"id": "finance_has_it", "records": {
                 "from": "mail.message", "created": True, "count": 1,
                 "where": {"owner": FINANCE, "sender": _email(seller)},
-                "expect": {"body": {"phrase": po}, "subject": {"tokens": ["po", *org.lower().split()]}}}},
+                "expect": {"body": {"phrase": po}, "subject": _about("po", "purchase", *org.split())}}},
             {"id": "after_it_came", "role": "guard", "trajectory": {
                 "called": "mail.send", "args": {"to": {"contains": FINANCE}},
                 "after": {"actor": customer, "op": "mail.send"}}},
@@ -148,19 +155,19 @@ def asking(n: int, rng: random.Random) -> dict[str, Any]:
         what, about, subject = "the renewal price we agreed", r"price|amount|cost|agree|quote|how much", "renewal price"
         fact = f"We agreed {value} a year for the renewal."
         body = f"Hi {_first(name)}, to confirm: the renewal price we agreed is {value} a year."
-        expect = {"body": {"phrase": value.lstrip("$")}, "subject": {"tokens": ["renewal", "price"]}}
+        expect = {"body": {"phrase": value.lstrip("$")}, "subject": _about("renewal", "price", *org.split())}
     else:
         day = rng.randint(17, 31)
         value = f"March {day}"
         what, about, subject = "the kickoff date we settled on", r"date|day|when|kickoff|kick-off", "kickoff date"
         fact = f"The kickoff is on {value}."
         body = f"Hi {_first(name)}, to confirm: the kickoff is on {value}."
-        expect = {"body": {"phrase": value}, "subject": {"tokens": ["kickoff", "date"]}}
+        expect = {"body": {"phrase": value}, "subject": _about("kickoff", "date", *org.split())}
     return {
         "id": f"people-ask-{n:02d}", "title": "Ask the user what the request leaves out",
         "world": WORLD, "as": _email(seller),
         "user": {"facts": [{"about": about, "answer": fact}]},
-        "prompt": f"Write to {name} at {org} with {what} (subject: '{subject.capitalize()}').",
+        "prompt": f"Confirm {what} to {name} at {org} by mail.",
         "criteria": [
             {"id": "told_customer", "records": {
                 "from": "mail.outbound", "created": True, "count": 1, "where": {"recipient": {"email": customer}},
