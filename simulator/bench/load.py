@@ -27,6 +27,7 @@ deleted, so that one-time costs are paid; none live), at peak and after every ep
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import secrets
@@ -34,7 +35,7 @@ import sys
 import time
 from typing import Any, Awaitable, Callable, Sequence
 
-from simulator.bench.served import rss_mb, server_process
+from simulator.bench.served import family, rss_mb, server_process
 from simulator.bench.wire import Connection, ConnectionLost
 
 # What each agent cycles through (from a random place): reads and a write, over mail and the CRM.
@@ -54,10 +55,14 @@ def allocator(pid: int) -> str:
 
 
 def cpu_s(pid: int) -> float:
-    """User plus system CPU seconds of process ``pid``, all its threads."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User plus system CPU seconds of process ``pid`` and the processes it started, all their threads."""
+    ticks = 0
+    for each in family(pid):
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):   # a child that ended meanwhile
+            with open(f"/proc/{each}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 class Dropped(Exception):

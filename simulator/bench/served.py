@@ -19,9 +19,26 @@ PROBE = ("mail", "get_message", {"message_id": 1})
 
 
 def rss_mb(pid: int | str = "self") -> float:
-    """A process's resident memory in MB (``/proc/PID/statm``; this process by default)."""
-    with open(f"/proc/{pid}/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    """Resident memory in MB (``/proc/PID/statm``): this process by default; a server's with every process it
+    started (``up --workers N``: the supervisor, its workers and HAProxy)."""
+    total = 0
+    for each in ([pid] if pid == "self" else family(int(pid))):
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):   # a child that ended meanwhile
+            with open(f"/proc/{each}/statm") as f:
+                total += int(f.read().split()[1])
+    return total * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def family(pid: int) -> list[int]:
+    """``pid`` and every process below it (``/proc/PID/task/*/children``)."""
+    found, todo = [], [pid]
+    while todo:
+        each = todo.pop()
+        found.append(each)
+        for task in Path(f"/proc/{each}/task").glob("*/children"):
+            with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+                todo.extend(int(child) for child in task.read_text().split())
+    return found
 
 
 def cpu_s(pid: int) -> float:

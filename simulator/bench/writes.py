@@ -29,6 +29,7 @@ from pathlib import Path
 
 from simulator.bench.load import Agent, allocator, cpu_s, each, measure, sampler, say, settled
 from simulator.bench.served import rss_mb, server_process
+from simulator.bench.shards import workers_process
 from simulator.bench.wire import Connection
 
 # One session: what a rollout of an office task does (``file_id`` is filled in from ``create_document``'s answer).
@@ -197,10 +198,13 @@ def _judged(paced: dict, memory: dict) -> dict:
 
 
 def run(world: str = "acme", episodes: int = 500, seconds: float = 10.0,
-        rest_rate: float = TARGETS["rest"], mcp_rate: float = TARGETS["mcp"], record: bool = False) -> dict:
-    """The write mix's load run; the server is started and stopped here. Without trajectory files as ``load.run``,
-    or with ``record`` in a temporary folder, as a training run keeps them: the steps the files hold are counted
-    against the calls the agents had answered."""
+        rest_rate: float = TARGETS["rest"], mcp_rate: float = TARGETS["mcp"], record: bool = False,
+        workers: int = 1) -> dict:
+    """The write mix's load run; the server is started and stopped here: one ``officeworld up``, or with
+    ``workers`` > 1 ``up --workers N`` behind HAProxy (its CPU and memory are then those of the supervisor,
+    the workers and HAProxy together). Without trajectory files as ``load.run``, or with ``record`` in a
+    temporary folder, as a training run keeps them: the steps the files hold are counted against the calls the
+    agents had answered."""
     import os
     import tempfile
 
@@ -210,20 +214,22 @@ def run(world: str = "acme", episodes: int = 500, seconds: float = 10.0,
     with tempfile.TemporaryDirectory(prefix="ow-bench-") as folder:
         if record:
             env["OFFICEWORLD_TRAJECTORY_DIR"] = folder
-        say(f"starting a server on {world!r}" + (" that keeps trajectory files" if record else ""))
-        with server_process(world, env=env) as server:
+        say(f"starting {'a server' if workers == 1 else f'{workers} workers behind HAProxy'} on {world!r}"
+            + (" that keep trajectory files" if record else ""))
+        with (workers_process(world, workers, env) if workers > 1 else server_process(world, env=env)) as server:
             result = asyncio.run(_load(server.url, server.pid, token, world, episodes, seconds,
                                        {"rest": rest_rate, "mcp": mcp_rate}))
         if record:
             result["trajectory_files"] = _recorded(Path(folder), result)
-    return {"world": world, **result}
+    return {"world": world, "workers": workers, **result}
 
 
 def _recorded(folder: Path, result: dict) -> dict:
     """The files' step lines against the calls answered in the measured runs (each warm-up call is a step too;
     a call the client gave up on may still have been answered, and written, by the server)."""
-    files = list(folder.glob("*.jsonl"))
+    files = list(folder.rglob("*.jsonl"))   # with workers, each writes in its own folder (w0/, w1/...)
     steps = sum(line.startswith('{"kind":"step"') for f in files for line in f.read_text().splitlines())
     answered = sum(run["calls"] + run["errors"] for kind in ("paced", "saturation") for run in result[kind].values())
-    return {"files": len(files), "step_lines": steps, "calls_answered": answered + 2 * len(SESSION),
+    return {"files": len(files), "folders": len({f.parent for f in files}), "step_lines": steps,
+            "calls_answered": answered + 2 * len(SESSION),
             "every_answered_call_written": steps >= answered + 2 * len(SESSION)}

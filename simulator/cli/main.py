@@ -252,7 +252,8 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
           mcp_rate: float = typer.Option(None, min=0.1, help="With --load: calls/s the paced agents offer over MCP "
                                          "(default 300)"),
           workers: int = typer.Option(0, min=0, max=256, help="With --load: also saturation over REST and MCP with "
-                                      "one server and with `up --workers N` behind HAProxy, and their ratio (0: not)"),
+                                      "one server and with `up --workers N` behind HAProxy, and their ratio (0: not); "
+                                      "with --mix write: the mix against `up --workers N`"),
           clients: int = typer.Option(1, min=1, max=64, help="With --workers: client processes that share the "
                                       "episodes (one saturates near a core's worth of calls; give a many-core "
                                       "machine several)"),
@@ -274,9 +275,9 @@ def bench(world: str = typer.Option("acme", help="World to measure"),
 
         chosen = write_mix if mix == "write" else read_mix
         rates = (rest_rate or chosen.TARGETS["rest"], mcp_rate or chosen.TARGETS["mcp"])
-        extra = {"record": record} if mix == "write" else {}
+        extra = {"record": record, "workers": max(workers, 1)} if mix == "write" else {}
         figures = chosen.run(world, episodes, seconds, *rates, **extra)
-        if workers > 1:
+        if workers > 1 and mix == "read":
             from simulator.bench.shards import run as run_shards
 
             figures["shards"] = run_shards(world, workers, episodes, seconds, clients)

@@ -5,7 +5,10 @@ import json
 import subprocess
 import sys
 
+import pytest
 from surfaces import ROOT
+
+from simulator.service.router import haproxy_binary
 
 RUN = {"achieved_per_s", "calls", "p50_ms", "p99_ms", "max_ms", "errors", "dropped",
        "client_cpu_ms_per_call", "server_cpu_ms_per_call", "client_cpu_pct", "server_cpu_pct"}
@@ -92,3 +95,23 @@ def test_a_mix_the_bench_does_not_know_is_refused_by_name():
     done = subprocess.run([sys.executable, "-m", "simulator.cli", "bench", "--load", "--mix", "heavy"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "--mix" in done.stderr
+
+
+@pytest.mark.skipif(haproxy_binary() is None, reason="haproxy is not installed (./dev.sh setup installs it as root)")
+def test_the_write_mix_runs_against_workers_behind_haproxy():
+    """``--mix write --workers 2``: the same sessions through the router, each worker keeping its episodes' files."""
+    done = subprocess.run([sys.executable, "-m", "simulator.cli", "bench", "--load", "--mix", "write", "--episodes", "4",
+                           "--seconds", "1", "--rest-rate", "12", "--mcp-rate", "12", "--record", "--workers", "2"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["workers"] == 2 and report["episodes_left"] == 0 and "shards" not in report
+    for kind in ("paced", "saturation"):
+        for surface in ("rest", "mcp"):
+            figures = report[kind][surface]
+            assert figures["calls"] > 0 and figures["errors"] == 0 and figures["dropped"] == 0, (kind, surface, figures)
+    files = report["trajectory_files"]
+    # 1 warm-up episode + 4 over REST + 4 over MCP, spread over both workers' folders, a step line per call
+    assert files["files"] == 9 and files["folders"] == 2
+    assert files["step_lines"] == files["calls_answered"] and files["every_answered_call_written"]
+    assert report["memory_mb"]["peak"] >= report["memory_mb"]["start"] > 0
