@@ -32,6 +32,7 @@ from apps.kit.clock import EventQueue
 from apps.kit.episode import Episode
 from apps.kit.invoker import invoke
 from apps.kit.trajectory import Step, Surface
+from scenarios.people.llm import ModelCast, Replies
 from scenarios.people.model import People
 from scenarios.people.rules import Cast
 from tasks.comparators import matches
@@ -116,7 +117,9 @@ def install(episode: Episode, task: Task | None = None, scope: dict[str, Any] | 
         for call in event.do:
             if episode.operation(call.app, call.name) is None:
                 raise EventsError(f"{owner}: event {event.name}: no operation {call.op}")
-    reactor = WorldReactor(events, Cast(People(seed=people.seed, npcs=list(npcs.values())), known), user)
+    cast = People(seed=people.seed, npcs=list(npcs.values()))
+    models = ModelCast(cast.npcs, cast.seed, Replies.from_env()) if any(n.model for n in cast.npcs) else None
+    reactor = WorldReactor(events, Cast(cast, known), user, models)
     queue = episode.events
     start = episode.clock.now()
     for event in events:
@@ -139,10 +142,11 @@ def _resolved(event: Event, scope: dict[str, Any]) -> Event:
 class WorldReactor:
     """Events and NPCs of one task (shared by the episode's forks: all it holds is configuration)."""
 
-    def __init__(self, events: list[Event], cast: Cast, user: User | None = None):
+    def __init__(self, events: list[Event], cast: Cast, user: User | None = None, models: ModelCast | None = None):
         self.events = {e.name: e for e in events}
         self.cast = cast
         self.user = user
+        self.models = models   # the model-backed NPCs (scenarios.people.llm), when any
 
     def answer(self, episode: Episode, question: str) -> str | None:
         """The task's user's answer by rule (``tasks.model.User``); ``None`` without a user."""
@@ -156,7 +160,10 @@ class WorldReactor:
         return fact.answer if fact is not None else user.otherwise
 
     def observe(self, episode: Episode, step: Step) -> None:
-        for at, item in self.cast.observe(step):
+        scheduled = self.cast.observe(step)
+        if self.models is not None:
+            scheduled = self.models.observe(episode.models, step, scheduled)
+        for at, item in scheduled:
             episode.events.push(at, item)
         if step.state_changed and episode.events.waiting:
             self._conditions(episode, step)
@@ -172,6 +179,9 @@ class WorldReactor:
     def fire(self, episode: Episode, at: datetime, item: dict) -> None:
         if item["kind"] == "event":
             self._event(episode, at, item["name"])
+        elif item["kind"] == "npc.model" and self.models is not None:
+            acts = _Acts(episode, at, item["cause"])
+            self.models.fire(episode.models, episode.salt, item, acts, lambda rule: self.cast.fire(rule, acts))
         else:
             self.cast.fire(item, _Acts(episode, at, item["cause"]))
 
