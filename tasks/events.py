@@ -31,6 +31,7 @@ from pydantic import Field
 from apps.kit.clock import EventQueue
 from apps.kit.episode import Episode
 from apps.kit.invoker import invoke
+from apps.kit.reactor import goes_on
 from apps.kit.trajectory import Step, Surface
 from scenarios.people.llm import ModelCast, Replies
 from scenarios.people.model import People
@@ -153,7 +154,7 @@ class WorldReactor:
         user = self.user
         if user is None:
             return None
-        asked = sum(1 for s in episode.trajectory if s.app == "task" and s.operation == "ask_user" and s.error is None)
+        asked = sum(1 for s in episode.trajectory if asked_user(s))
         if asked >= user.max_questions:
             return user.enough
         fact = next((f for f in user.facts if re.search(f.about, question, re.IGNORECASE)), None)
@@ -220,6 +221,14 @@ class _Acts:
         if self.episode.recorder is not None:
             self.episode.recorder(step)
         return step
+
+
+def asked_user(step: Step) -> bool:
+    """Whether ``step`` put a question to the user: ``task.ask_user``, or a final answer with status
+    ``needs_input`` that the user answered (``apps.kit.reactor.goes_on``)."""
+    if step.app != "task" or step.error is not None:
+        return False
+    return step.operation == "ask_user" or (step.operation == "submit_answer" and goes_on(step.result))
 
 
 def _holds(episode: Episode, condition: Condition) -> bool:

@@ -202,7 +202,9 @@ class TrajectoryCheck(Strict):
 
     ``called`` with optional ``args`` (comparators): at least one successful call; ``not_called``: none
     (an attempt refused by the app counts too); ``max_steps``/``max_writes`` bounds;
-    ``read_before_write``: the first successful call of ``read`` comes before that of ``write``;
+    ``read_before_write``: the first successful call of ``read`` comes before that of ``write`` (asking the
+    user counts as ``task.ask_user`` whether asked by it or by a final answer with status ``needs_input`` the
+    user answered);
     ``grounded``: every number in the final answer appears in what the agent's reads returned (it
     cites the facts it read, not invented ones); ``after``: the first successful call of ``called``
     comes after someone else's step (it waited for the approval, the mail, before acting); ``evidence``: the

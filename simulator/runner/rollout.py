@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 
 import httpx
 
+from apps.kit.reactor import goes_on
 from simulator.gateway.client import AsyncClient, ControlError
 from simulator.runner.model import ModelFailure
 from simulator.runner.policy import Policy
@@ -119,7 +120,8 @@ async def _run_call(ow: AsyncClient, episode_id: str, tool_call, out: Rollout) -
     if step["error"] is not None:
         out.count("tool_error")
         return json.dumps({"error": step["error"]}), False
-    return json.dumps(step["result"], ensure_ascii=False, default=str), name == SUBMIT
+    # A question to the user (needs_input) that the user answered is not the end: the episode goes on.
+    return json.dumps(step["result"], ensure_ascii=False, default=str), name == SUBMIT and not goes_on(step["result"])
 
 
 def _with_id(tool_call, turn: int, number: int):
