@@ -52,7 +52,9 @@ class Rollout:
 async def rollout(ow: AsyncClient, http: httpx.AsyncClient, policy: Policy, task: str, sample: int,
                   max_turns: int = 30, meta: dict | None = None, toolset: str = "task") -> Rollout:
     out = Rollout(task, sample)
-    episode = await ow.create_episode(task, meta={**(meta or {}), "task": task, "sample": sample}, toolset=toolset)
+    # Each sample its own salt: where co-workers answer by a model, K rollouts meet K replies (same sample, same).
+    episode = await ow.create_episode(task, meta={**(meta or {}), "task": task, "sample": sample}, toolset=toolset,
+                                      salt=f"sample-{sample}")
     out.episode = episode["id"]
     try:
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": episode["task"]["prompt"]}]

@@ -109,14 +109,14 @@ def replayable(step: Step) -> bool:
 
 def _fresh(file: TrajectoryFile, store: EpisodeStore, catalog) -> Replay:
     header = file.header
-    salted = {"salt": header.salt, "models": replaying(header.models)}
+    salt, models = header.salt, replaying(header.models)
     if header.task is None:
-        return Replay(file, store.create(header.world_ref, header.actor, **salted))
+        return Replay(file, store.create(header.world_ref, header.actor, salt=salt, models=models))
     if catalog is None:
         from simulator.tasks.catalog import task_catalog
         catalog = task_catalog(store)
     task = catalog.get(header.task.id)
-    run = catalog.engine.begin(task, store.create(task.world, task.actor, **salted))
+    run = catalog.engine.begin(task, store.create(task.world, task.actor, salt=salt, models=models))
     out = Replay(file, run.episode, run)
     if task.version != header.task.version:
         out.notes.append(f"task {task.id} is now version {task.version}; the file recorded version {header.task.version}")
