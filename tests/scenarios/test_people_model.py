@@ -163,3 +163,20 @@ def test_check_holds_the_model_to_its_operations_arguments_and_limits():
                      (actions(*[label] * 4), "at most 3")]:
         with pytest.raises(Refused, match=why):
             check(persona, bad, values)
+
+
+def test_the_control_api_takes_a_salt_into_the_episode_and_its_file(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from simulator.gateway.server import build_app
+
+    world = make_world(tmp_path / "worlds")
+    store = EpisodeStore(trajectory_dir=tmp_path / "trajectories", idle_timeout=None, cache_dir=tmp_path / "cache")
+    with TestClient(build_app(store, token="t")) as http:
+        headers = {"Authorization": "Bearer t"}
+        made = http.post("/v1/episodes", json={"world": str(world), "salt": "k7"}, headers=headers)
+        assert made.status_code == 201, made.text
+        assert store.get(made.json()["id"]).salt == "k7"
+        assert read(tmp_path / "trajectories" / f"{made.json()['id']}.jsonl").header.salt == "k7"
+        long = http.post("/v1/episodes", json={"world": str(world), "salt": "x" * 201}, headers=headers)
+        assert long.status_code == 422 and "salt" in long.text
