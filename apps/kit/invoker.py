@@ -136,7 +136,8 @@ async def invoke_async(episode: Episode, op: Operation, arguments: dict[str, Any
                        actor: str | None = None) -> Step:
     """``invoke`` from an event loop: inline when the app lives in this process (a call takes tens of
     microseconds, less than the hop to a worker thread), in a worker thread when its host is remote
-    (a network round trip must not block the loop)."""
-    if isinstance(episode.hosts.get(op.app), LocalHost):
+    (a network round trip must not block the loop), and in a worker thread too where its co-workers may ask a
+    model (``models`` live: a model turn runs inside the step that makes it due)."""
+    if isinstance(episode.hosts.get(op.app), LocalHost) and episode.models != "live":
         return invoke(episode, op, arguments, surface, actor)
     return await anyio.to_thread.run_sync(invoke, episode, op, arguments, surface, actor)

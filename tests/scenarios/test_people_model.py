@@ -180,3 +180,23 @@ def test_the_control_api_takes_a_salt_into_the_episode_and_its_file(tmp_path):
         assert read(tmp_path / "trajectories" / f"{made.json()['id']}.jsonl").header.salt == "k7"
         long = http.post("/v1/episodes", json={"world": str(world), "salt": "x" * 201}, headers=headers)
         assert long.status_code == 422 and "salt" in long.text
+
+
+def test_over_the_control_api_a_live_episode_meets_the_model(tmp_path, suites, endpoint):
+    from fastapi.testclient import TestClient
+
+    from simulator.gateway.server import build_app
+
+    store = EpisodeStore(trajectory_dir=tmp_path / "trajectories", idle_timeout=None, cache_dir=tmp_path / "cache")
+    with TestClient(build_app(store, task_catalog(store, suites), token="t")) as http:
+        headers = {"Authorization": "Bearer t"}
+        made = http.post("/v1/episodes", json={"task": "approval-12", "salt": "s1"}, headers=headers).json()
+        sent = http.post(f"/v1/episodes/{made['id']}/call", headers=headers, json={
+            "tool": "mail_send", "arguments": {"to": [DANA], "subject": "Globex", "body": "Can I give Globex 12%?"}})
+        assert sent.status_code == 200 and sent.json()["error"] is None
+        http.post(f"/v1/episodes/{made['id']}/call", headers=headers,
+                  json={"tool": "task_wait", "arguments": {"for_event": True}})
+        steps = http.get(f"/v1/episodes/{made['id']}/trajectory", headers=headers).json()["steps"]
+    [reply] = [s for s in steps if s["surface"] == "npc" and s["operation"] == "reply"]
+    assert reply["error"] is None and reply["arguments"]["body"] == "Approved: 12% is fine for Globex."
+    assert json.loads(endpoint.requests[0]["messages"][1]["content"])["variant"] == "s1"
