@@ -91,3 +91,12 @@ class Persona(Strict):
         if len(set(ops)) != len(ops):
             raise ValueError("may: one entry per operation")
         return self
+
+
+class UserPersona(Strict):
+    """The ``model:`` block of a task's ``user``: who answers the agent's questions by a model, from the
+    user's facts only (``scenarios.people.llm.user_answer``); the rule answer stands in when it cannot."""
+
+    persona: str = Field("the person who gave the assistant this task", min_length=1)
+    version: int = Field(1, ge=1)
+    name: str | None = Field(None, description="The pinned model (OFFICEWORLD_NPC_MODEL when absent)")

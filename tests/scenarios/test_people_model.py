@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from factories import make_world
-from people_factories import DANA, DANA_APPROVES, SAM, approval_task
+from people_factories import DANA, DANA_APPROVES, SAM, approval_task, ask_task
 from stand_in_model import StandIn, actions
 from task_factories import write_task
 
@@ -37,7 +37,11 @@ def _approval(world: Path) -> dict:
 @pytest.fixture
 def suites(tmp_path: Path) -> Path:
     root = tmp_path / "suites"
-    write_task(root, "people", _approval(make_world(tmp_path / "worlds")))
+    world = make_world(tmp_path / "worlds")
+    write_task(root, "people", _approval(world))
+    asking = ask_task(world)
+    asking["user"]["model"] = {"persona": "Ravi's manager", "version": 1, "name": "stand-in-1"}
+    write_task(root, "people", asking)
     return root
 
 
@@ -200,3 +204,30 @@ def test_over_the_control_api_a_live_episode_meets_the_model(tmp_path, suites, e
     [reply] = [s for s in steps if s["surface"] == "npc" and s["operation"] == "reply"]
     assert reply["error"] is None and reply["arguments"]["body"] == "Approved: 12% is fine for Globex."
     assert json.loads(endpoint.requests[0]["messages"][1]["content"])["variant"] == "s1"
+
+
+
+def test_a_user_with_a_model_answers_by_it_is_replayed_from_the_cache_and_falls_back_on_record(tmp_path, suites,
+                                                                                                  endpoint):
+    endpoint.answer = lambda body: json.dumps({"answer": "Fifteen percent: 15%."})
+    store = EpisodeStore(trajectory_dir=tmp_path / "trajectories", idle_timeout=None, cache_dir=tmp_path / "cache")
+    catalog = task_catalog(store, suites)
+    task = catalog.get("ask-discount")
+    episode = store.create(task.world, task.actor, task=task)
+    steps = catalog.engine.run_calls(catalog.start(task.id, episode=episode), task.oracle)
+    assert steps[0].result["answer"] == "Fifteen percent: 15%."
+    assert "15% with Sam" in endpoint.requests[0]["messages"][0]["content"]   # it knows the facts
+    store.finished(episode, catalog.finish(episode))
+    store.delete(episode.id)
+    path = tmp_path / "trajectories" / f"{episode.id}.jsonl"
+    replayed = EpisodeStore(trajectory_dir=None, idle_timeout=None, cache_dir=tmp_path / "cache")
+    again = regrade(read(path), replayed, task_catalog(replayed, suites))
+    assert (again.before, again.after, again.divergences) == (1.0, 1.0, 0)
+    assert len(endpoint.requests) == 1   # grading's oracle run and the regrade found it in the cache
+    endpoint.answer = lambda body: "not json"
+    other = store.create(task.world, task.actor, task=task, salt="other")
+    steps = catalog.engine.run_calls(catalog.start(task.id, episode=other), task.oracle[:1])
+    failed = other.trajectory[-2]
+    assert steps[0].result["answer"] == "We agreed 15% with Sam."   # the rule, after the failure recorded
+    assert (failed.surface, failed.actor, failed.operation) == ("npc", "user", "ask_user") and failed.error
+    assert len(endpoint.requests) == 2
