@@ -231,3 +231,19 @@ def test_a_user_with_a_model_answers_by_it_is_replayed_from_the_cache_and_falls_
     assert steps[0].result["answer"] == "We agreed 15% with Sam."   # the rule, after the failure recorded
     assert (failed.surface, failed.actor, failed.operation) == ("npc", "user", "ask_user") and failed.error
     assert len(endpoint.requests) == 2
+
+
+def test_an_unfinished_live_episode_resumes_from_the_cache_and_goes_on_live(tmp_path, suites, endpoint):
+    from simulator.trajectories.resume import resume
+
+    store = EpisodeStore(trajectory_dir=tmp_path / "trajectories", idle_timeout=None, cache_dir=tmp_path / "cache")
+    catalog = task_catalog(store, suites)
+    task = catalog.get("approval-12")
+    episode = store.create(task.world, task.actor, task=task, salt="r")
+    catalog.engine.run_calls(catalog.start(task.id, episode=episode), task.oracle[:2])
+    assert len(endpoint.requests) == 1
+    again = EpisodeStore(trajectory_dir=tmp_path / "trajectories", idle_timeout=None, cache_dir=tmp_path / "cache")
+    [result] = resume(again, task_catalog(again, suites))
+    assert result.status == "resumed" and not result.divergences, result.describe()
+    resumed = again.get(episode.id)
+    assert (resumed.models, resumed.salt, len(endpoint.requests)) == ("live", "r", 1)
