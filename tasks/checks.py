@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
+from apps.kit.reactor import goes_on
 from apps.kit.trajectory import Step
 from tasks.answers import check_answer
 from tasks.comparators import ComparatorError, failures, matches
@@ -144,7 +145,7 @@ def trajectory_check(spec: TrajectoryCheck, g: Grading) -> CheckResult:
     if spec.max_writes is not None and len(writes) > spec.max_writes:
         return CheckResult("fail", f"{len(writes)} writes (steps {writes[:10]}), at most {spec.max_writes} allowed", writes)
     if spec.read_before_write:
-        first = {tool: next((s.index for s in done if _tool(s) == tool), None) for tool in spec.read_before_write.values()}
+        first = {tool: next((s.index for s in done if tool in _tools(s)), None) for tool in spec.read_before_write.values()}
         read, write = first[spec.read_before_write["read"]], first[spec.read_before_write["write"]]
         if write is not None and (read is None or read > write):
             return CheckResult("fail", f"{spec.read_before_write['write']} (step {write}) came before any "
@@ -197,6 +198,13 @@ def _came_first(after, g: Grading, first: int) -> CheckResult | None:
 
 def _tool(step: Step) -> str:
     return f"{step.app}.{step.operation}"
+
+
+def _tools(step: Step) -> tuple[str, ...]:
+    """What ``step`` counts as for ``read_before_write``: its tool, and ``task.ask_user`` too for a final answer
+    that asked the user (``needs_input``) and was answered."""
+    asked = step.app == "task" and step.operation == "submit_answer" and goes_on(step.result)
+    return (_tool(step), "task.ask_user") if asked else (_tool(step),)
 
 
 def _bounds(count: int | Count | None) -> tuple[int, int | None]:

@@ -31,7 +31,9 @@ from pydantic import Field
 from apps.kit.clock import EventQueue
 from apps.kit.episode import Episode
 from apps.kit.invoker import invoke
+from apps.kit.reactor import goes_on
 from apps.kit.trajectory import Step, Surface
+from scenarios.people.llm import ModelCast, ModelError, Replies, user_answer
 from scenarios.people.model import People
 from scenarios.people.rules import Cast
 from tasks.comparators import matches
@@ -116,7 +118,11 @@ def install(episode: Episode, task: Task | None = None, scope: dict[str, Any] | 
         for call in event.do:
             if episode.operation(call.app, call.name) is None:
                 raise EventsError(f"{owner}: event {event.name}: no operation {call.op}")
-    reactor = WorldReactor(events, Cast(People(seed=people.seed, npcs=list(npcs.values())), known), user)
+    cast = People(seed=people.seed, npcs=list(npcs.values()))
+    modelled = any(n.model for n in cast.npcs)
+    replies = Replies.from_env() if modelled or (user is not None and user.model is not None) else None
+    models = ModelCast(cast.npcs, cast.seed, replies) if modelled and replies is not None else None
+    reactor = WorldReactor(events, Cast(cast, known), user, models, replies)
     queue = episode.events
     start = episode.clock.now()
     for event in events:
@@ -139,24 +145,40 @@ def _resolved(event: Event, scope: dict[str, Any]) -> Event:
 class WorldReactor:
     """Events and NPCs of one task (shared by the episode's forks: all it holds is configuration)."""
 
-    def __init__(self, events: list[Event], cast: Cast, user: User | None = None):
+    def __init__(self, events: list[Event], cast: Cast, user: User | None = None, models: ModelCast | None = None,
+                 replies: Replies | None = None):
         self.events = {e.name: e for e in events}
         self.cast = cast
         self.user = user
+        self.models = models     # the model-backed NPCs (scenarios.people.llm), when any
+        self.replies = replies   # where model replies come from, when an NPC or the user has a model
 
     def answer(self, episode: Episode, question: str) -> str | None:
         """The task's user's answer by rule (``tasks.model.User``); ``None`` without a user."""
         user = self.user
         if user is None:
             return None
-        asked = sum(1 for s in episode.trajectory if s.app == "task" and s.operation == "ask_user" and s.error is None)
-        if asked >= user.max_questions:
+        earlier = [s for s in episode.trajectory if asked_user(s)]
+        if len(earlier) >= user.max_questions:
             return user.enough
         fact = next((f for f in user.facts if re.search(f.about, question, re.IGNORECASE)), None)
-        return fact.answer if fact is not None else user.otherwise
+        ruled = fact.answer if fact is not None else user.otherwise
+        if user.model is None or self.replies is None or episode.models == "off":
+            return ruled
+        asked = [_question_and_answer(s) for s in earlier]
+        try:
+            return user_answer(self.replies, user.model, [(f.about, f.answer) for f in user.facts], asked, question,
+                               episode.salt, episode.models)
+        except ModelError as exc:   # recorded (before the question's own step), then the rule answers
+            _Acts(episode, episode.clock.now(), "the user's model").fail(
+                "task.ask_user", {"question": question}, "user", f"the user's model gave no answer: {exc}")
+            return ruled
 
     def observe(self, episode: Episode, step: Step) -> None:
-        for at, item in self.cast.observe(step):
+        scheduled = self.cast.observe(step)
+        if self.models is not None:
+            scheduled = self.models.observe(episode.models, step, scheduled)
+        for at, item in scheduled:
             episode.events.push(at, item)
         if step.state_changed and episode.events.waiting:
             self._conditions(episode, step)
@@ -172,6 +194,9 @@ class WorldReactor:
     def fire(self, episode: Episode, at: datetime, item: dict) -> None:
         if item["kind"] == "event":
             self._event(episode, at, item["name"])
+        elif item["kind"] == "npc.model" and self.models is not None:
+            acts = _Acts(episode, at, item["cause"])
+            self.models.fire(episode.models, episode.salt, item, acts, lambda rule: self.cast.fire(rule, acts))
         else:
             self.cast.fire(item, _Acts(episode, at, item["cause"]))
 
@@ -210,6 +235,20 @@ class _Acts:
         if self.episode.recorder is not None:
             self.episode.recorder(step)
         return step
+
+
+def _question_and_answer(step: Step) -> list:
+    if step.operation == "ask_user":
+        return [step.arguments.get("question"), (step.result or {}).get("answer")]
+    return [step.arguments.get("answer"), (step.result or {}).get("reply")]
+
+
+def asked_user(step: Step) -> bool:
+    """Whether ``step`` put a question to the user: ``task.ask_user``, or a final answer with status
+    ``needs_input`` that the user answered (``apps.kit.reactor.goes_on``)."""
+    if step.app != "task" or step.error is not None:
+        return False
+    return step.operation == "ask_user" or (step.operation == "submit_answer" and goes_on(step.result))
 
 
 def _holds(episode: Episode, condition: Condition) -> bool:

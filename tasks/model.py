@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from scenarios.people.model import Npc
+from scenarios.people.persona import UserPersona
 
 Role = Literal["goal", "guard", "penalty", "diagnostic", "perception"]
 Outcome = Literal["act", "answer", "refuse", "ask"]
@@ -103,13 +104,17 @@ class User(Strict):
 
     ``task.ask_user`` answers with the first fact whose ``about`` matches the question, otherwise with
     ``otherwise``; past ``max_questions`` questions, with ``enough``. Answers depend only on the question
-    and how many came before, so a replay asks and is answered the same.
+    and how many came before, so a replay asks and is answered the same. With ``model``, where the episode's
+    co-workers answer by a model, a model answers from the facts instead (cached by content and salt); where it
+    cannot, a failed step says why and the rule answers.
     """
 
     facts: list[Fact] = Field(min_length=1)
     otherwise: str = "I don't know more than what I told you."
     max_questions: int = Field(5, ge=1)
     enough: str = "Please go ahead with what you have."
+    model: UserPersona | None = Field(None, description="Answer by a model from the facts, where co-workers' "
+                                                        "models are on (scenarios.people.llm.user_answer)")
 
     @model_validator(mode="after")
     def _patterns(self) -> "User":
@@ -203,7 +208,9 @@ class TrajectoryCheck(Strict):
 
     ``called`` with optional ``args`` (comparators): at least one successful call; ``not_called``: none
     (an attempt refused by the app counts too); ``max_steps``/``max_writes`` bounds;
-    ``read_before_write``: the first successful call of ``read`` comes before that of ``write``;
+    ``read_before_write``: the first successful call of ``read`` comes before that of ``write`` (asking the
+    user counts as ``task.ask_user`` whether asked by it or by a final answer with status ``needs_input`` the
+    user answered);
     ``grounded``: every number in the final answer appears in what the agent's reads returned (it
     cites the facts it read, not invented ones); ``after``: the first successful call of ``called``
     comes after someone else's step (it waited for the approval, the mail, before acting); ``evidence``: the

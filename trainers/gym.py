@@ -28,6 +28,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
+from apps.kit.reactor import goes_on
 from simulator.gateway.client import Client, ControlError
 
 SUBMIT = "task_submit_answer"
@@ -117,7 +118,7 @@ class OfficeWorldEnv(gym.Env):
             raise RuntimeError("reset the environment first (the episode is over or never began)")
         self.steps += 1
         tool, result, error = self._call(self.episode, action)
-        submitted = tool == SUBMIT and error is None
+        submitted = tool == SUBMIT and error is None and not goes_on(result)   # an answered question goes on
         truncated = not submitted and self.steps >= self.max_steps
         info: dict[str, Any] = {"step": self.steps, "tool": tool, "error": error}
         reward = 0.0

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from statistics import mean, pstdev
 
+from apps.kit.reactor import goes_on
 from simulator.gateway.client import Client
 from trainers.tool_policy import SUBMIT, Observation, ToolPolicy
 
@@ -44,7 +45,7 @@ def rollout(ow: Client, policy: ToolPolicy, task: str, meta: dict) -> tuple[floa
             step = ow.call(episode["id"], name, args)
             obs.last = step["result"] if step["error"] is None else {"error": step["error"]}
             obs.previous, obs.steps = name, obs.steps + 1
-            if name == SUBMIT and step["error"] is None:
+            if name == SUBMIT and step["error"] is None and not goes_on(step["result"]):
                 break
         reward = ow.finish(episode["id"])
     finally:

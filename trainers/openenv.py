@@ -34,6 +34,7 @@ import typer
 from fastapi import Body, FastAPI, HTTPException, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from apps.kit.reactor import goes_on
 from simulator.gateway.client import AsyncClient, ControlError
 from trainers.openenv_mcp import add_mcp
 
@@ -165,7 +166,7 @@ class Session:
         except httpx.HTTPError as exc:
             raise Refused(f"step: the world is unreachable: {exc}", status=502) from None
         observation = ToolObservation(task_id=self.state.task_id or "", tool=action.tool, result=result, error=error)
-        submitted = action.tool == SUBMIT and error is None
+        submitted = action.tool == SUBMIT and error is None and not goes_on(result)   # an answered question goes on
         if submitted or self.state.step_count >= self.max_steps:
             reward = await self._world(self.world.finish(self.state.world_episode))
             self.state.done = True

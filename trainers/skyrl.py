@@ -29,6 +29,7 @@ from typing import Any
 from skyrl_gym import register  # type: ignore[import-untyped]  # skyrl-gym ships no type information
 from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput  # type: ignore[import-untyped]
 
+from apps.kit.reactor import goes_on
 from simulator.gateway.client import Client, ControlError
 from simulator.trajectories.export import SYSTEM_PROMPT
 from trainers.trl import local_world
@@ -105,7 +106,7 @@ class OfficeWorldTextEnv(BaseTextEnv):
             error = {"type": "invalid", "message": call}
         else:
             tool, (result, error) = call[0], self._call(*call)
-        done = (tool == SUBMIT and error is None) or self.turns >= self.max_turns
+        done = (tool == SUBMIT and error is None and not goes_on(result)) or self.turns >= self.max_turns
         reward = 0.0
         metadata: dict[str, Any] = {"tool": tool, "error": error, "turn": self.turns}
         if done:

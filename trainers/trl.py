@@ -41,6 +41,7 @@ from pathlib import Path
 from types import GenericAlias
 from typing import Any, Literal, Union
 
+from apps.kit.reactor import goes_on
 from simulator.gateway.client import Client, ControlError
 from simulator.store.registry import all_operations
 from simulator.trajectories.export import SYSTEM_PROMPT
@@ -208,7 +209,7 @@ class WorldEnvironment:
             raise ToolError(f"{exc.type}: {exc.message}" + (f" (field {exc.field})" if exc.field else "")) from None
         if step["error"] is not None:
             raise ToolError(json.dumps(step["error"], ensure_ascii=False))
-        self._submitted = tool == SUBMIT
+        self._submitted = tool == SUBMIT and not goes_on(step["result"])   # an answered question goes on
         return json.dumps(step["result"], ensure_ascii=False, default=str)
 
     def _close(self) -> None:

@@ -66,6 +66,10 @@ class Episode:
         self.events = EventQueue()
         self.reactor: Reactor | None = None
         self.settling = False   # the reactor is firing: the steps it makes do not settle again
+        # Model-backed co-workers (scenarios.people.llm): how they answer (off: by their rules; live: the model,
+        # through the reply cache; cached: the cache only, as in a replay), and the salt their replies are keyed by.
+        self.models = "off"
+        self.salt = ""
         # The last snapshot restored (its images, and the trajectory's length then): where a rebuild starts.
         self._restored: tuple[dict[str, bytes], int] | None = None
 
@@ -148,6 +152,7 @@ class Episode:
             child.tools = self.tools
             child._restored = self._restored
             child.events, child.reactor = self.events.copy(), self.reactor
+            child.models, child.salt = self.models, self.salt
             for app in sorted(self._opened):
                 self.hosts[app].open(new_id, self.world_ref, fork_from=self.id)
                 child._opened.add(app)

@@ -14,7 +14,7 @@ from apps.kit.host import LocalHost, Outcome
 from apps.kit.limits import recordable
 from apps.kit.operation import Operation
 from apps.kit.peers import MAX_DEPTH
-from apps.kit.reactor import COMPLETED, Waited, complete, settle
+from apps.kit.reactor import COMPLETED, Waited, complete, goes_on, settle
 from apps.kit.trajectory import Step, Surface
 
 
@@ -48,6 +48,7 @@ def _run(episode: Episode, op: Operation, arguments, surface: Surface, requested
     wall, started = datetime.now(timezone.utc), perf_counter()
     now = at or episode.clock.now()
     failure = recorded = None
+    kwargs: dict = {}
     try:
         kwargs, recorded = op.accept(arguments)   # arguments first: a bad one is named even after the answer
         if op.mutates and surface != "peer" and (actor is None or actor == episode.actor) and answered(episode):
@@ -60,7 +61,7 @@ def _run(episode: Episode, op: Operation, arguments, surface: Surface, requested
     if recorded is None:   # arguments pydantic took, or refused: made JSON-safe to be recorded
         recorded = recordable(arguments, op.text_limit) if isinstance(arguments, dict) else {}
     if op.result_type in COMPLETED:   # a wait, a question to the user: the episode has the answer
-        complete(episode, op.result_type, outcome)
+        complete(episode, op.result_type, outcome, kwargs)
     error = outcome.error
     # Every field is built here from checked values: constructing skips re-validating them.
     step = Step.complete({
@@ -89,13 +90,14 @@ def answered(episode: Episode) -> bool:
 
     One rule for every surface and adapter: after it, the agent's writes (and a second answer) are refused
     and recorded as ``conflict`` steps; reads still run, and the world's people and scheduled events (steps
-    with another actor) still act. The trajectory is scanned once, incrementally (a fork starts again)."""
+    with another actor) still act. A final answer that asked (``needs_input``) and that the task's user answered
+    is not final (``apps.kit.reactor.goes_on``). The trajectory is scanned once, incrementally (a fork starts again)."""
     seen, done = getattr(episode, "_answer_scan", (0, False))
     if not done:
         for step in episode.trajectory[seen:]:
             if step.error is None and step.mutates and step.actor in (None, episode.actor) and step.surface != "peer":
                 op = episode.operation(step.app, step.operation)
-                if op is not None and op.final:
+                if op is not None and op.final and not goes_on(step.result):
                     done = True
                     break
         episode._answer_scan = (len(episode.trajectory), done)  # type: ignore[attr-defined]
@@ -134,7 +136,8 @@ async def invoke_async(episode: Episode, op: Operation, arguments: dict[str, Any
                        actor: str | None = None) -> Step:
     """``invoke`` from an event loop: inline when the app lives in this process (a call takes tens of
     microseconds, less than the hop to a worker thread), in a worker thread when its host is remote
-    (a network round trip must not block the loop)."""
-    if isinstance(episode.hosts.get(op.app), LocalHost):
+    (a network round trip must not block the loop), and in a worker thread too where its co-workers may ask a
+    model (``models`` live: a model turn runs inside the step that makes it due)."""
+    if isinstance(episode.hosts.get(op.app), LocalHost) and episode.models != "live":
         return invoke(episode, op, arguments, surface, actor)
     return await anyio.to_thread.run_sync(invoke, episode, op, arguments, surface, actor)

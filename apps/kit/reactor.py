@@ -14,13 +14,15 @@ Two operations are completed by the episode rather than by their app (``complete
 lies outside any app's state: one whose result type is ``Waited`` (``task.wait``) moves the clock (the
 invoker asks ``wait_target`` where to, records the step with that time, and settles up to it after the
 step); one whose result type is ``Asked`` (``task.ask_user``) gets its answer from the reactor's user
-(``Reactor.answer``), or a null answer where the episode has nobody to ask.
+(``Reactor.answer``), or a null answer where the episode has nobody to ask; the final answer
+(``Submitted``, ``task.submit_answer``) with status ``needs_input`` is put to that user the same way, and
+when they answer (``reply``) it is not final: the episode goes on (``goes_on``).
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import Field
 
@@ -52,6 +54,20 @@ class Asked(Strict):
     answer: str | None = Field(None, description="What the user answered; null when nobody can be asked here")
 
 
+class Submitted(Strict):
+    """The agent's answer was received (the result of ``task.submit_answer``)."""
+
+    received: bool
+    status: Literal["done", "refused", "needs_input"]
+    reply: str | None = Field(None, description="The user's answer to what you asked with status needs_input; "
+                                                "when there is one, the episode goes on (null: it is over)")
+
+
+def goes_on(result) -> bool:
+    """Whether a final answer's result leaves the episode going on: a question (``needs_input``) the user answered."""
+    return isinstance(result, dict) and result.get("reply") is not None
+
+
 class Reactor(Protocol):
     def observe(self, episode: Episode, step: Step) -> None:
         """Schedule (``episode.events.push``) what ``step`` sets off."""
@@ -63,17 +79,23 @@ class Reactor(Protocol):
         """The user's answer to ``question``; ``None`` when the episode has no user to ask."""
 
 
-COMPLETED = frozenset({Waited, Asked})   # result types the invoker completes (``complete``)
+COMPLETED = frozenset({Waited, Asked, Submitted})   # result types the invoker completes (``complete``)
 
 
-def complete(episode: Episode, result_type: type, outcome) -> None:
-    """Fill in what the episode knows of a successful ``Waited`` or ``Asked`` outcome (an ``apps.kit.host.Outcome``)."""
+def complete(episode: Episode, result_type: type, outcome, arguments: dict) -> None:
+    """Fill in what the episode knows of a successful ``Waited``, ``Asked`` or ``Submitted`` outcome (an
+    ``apps.kit.host.Outcome``; ``arguments`` are the call's): a final answer that asks (``needs_input``)
+    is put to the user like ``ask_user``, and when the user answers, the episode goes on."""
     if outcome.error is not None:
         return
     if result_type is Waited:
         outcome.result = wait_target(episode, outcome.result)
         return
     reactor = episode.reactor
+    if result_type is Submitted:
+        if outcome.result.get("status") == "needs_input" and reactor is not None:
+            outcome.result = {**outcome.result, "reply": reactor.answer(episode, arguments.get("answer") or "")}
+        return
     answer = reactor.answer(episode, outcome.result["question"]) if reactor is not None else None
     outcome.result = {**outcome.result, "answer": answer}
 

@@ -50,6 +50,12 @@ class Settings(BaseSettings):
     judge_url: str = Field("", description="OpenAI-compatible endpoint of the LLM judge (judge checks skip unset)")
     judge_model: str = Field("", description="Model name the judge asks for")
     judge_key: str = Field("", description="API key sent to the judge endpoint")
+    npc_url: str = Field("", description="OpenAI-compatible endpoint of model-backed co-workers (unset: they "
+                                         "answer by their rules)")
+    npc_model: str = Field("", description="Model name a model-backed co-worker asks for when its file pins none")
+    npc_key: str = Field("", description="API key sent to the co-workers' endpoint")
+    npc_cache_dir: Path | None = Field(None, description="Where co-workers' model replies are kept by content "
+                                                         "(default: the cache folder's npc-replies)")
     body_limit: int = Field(64 * 2**20, gt=0, description="Largest request body in bytes, on the gateway and the "
                                                           "app services (past it: 413); read when the server starts")
     # one worker of `officeworld up --workers N` (simulator/service/shards.py sets both for each worker it starts)
@@ -77,6 +83,11 @@ class Settings(BaseSettings):
     def cache(self) -> Path:
         """The compiled-world cache folder."""
         return self.cache_dir or self.xdg_cache_home / "officeworld"
+
+    @property
+    def npc_cache(self) -> Path:
+        """The folder of co-workers' model replies (``scenarios.people.cache``)."""
+        return self.npc_cache_dir or self.cache / "npc-replies"
 
     @property
     def hosts(self) -> list[str]:

@@ -16,8 +16,8 @@ A world declares some of its people as NPCs in ``people.yaml`` beside ``world.ya
 
 A task's ``npcs:`` list adds NPCs or replaces a world's NPC of the same email whole. Templates name
 ``{sender}``, ``{sender_name}``, ``{subject}``, ``{body}``, ``{me}``, ``{my_name}`` and the named groups
-of the rule's patterns; nothing else is expanded. Rules only (no model): a model-backed NPC is not
-built yet.
+of the rule's patterns; nothing else is expanded. An NPC with a ``model:`` block
+(``scenarios.people.persona``) answers mail by a model when an endpoint is configured, its rules otherwise.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from scenarios.people.persona import Persona
 from worlds.model import Strict
 
 NAME = r"^[a-z0-9][a-z0-9_.-]*$"
@@ -124,6 +125,7 @@ class Npc(Strict):
     email: str
     mail: list[MailRule] = Field(default_factory=list)
     invitations: Invitations | None = None
+    model: Persona | None = Field(None, description="Answer mail by a model within limits (scenarios.people.persona)")
 
     @model_validator(mode="after")
     def _unique(self) -> "Npc":
@@ -138,3 +140,7 @@ class People(Strict):
 
     seed: int = 0
     npcs: list[Npc] = Field(default_factory=list)
+
+
+Persona.model_rebuild(_types_namespace={"Delay": Delay})
+Npc.model_rebuild()

@@ -77,12 +77,14 @@ class _Calls:
 
     def create_episode(self, task: str | None = None, *, world: str | None = None, actor: str | None = None,
                        record: bool | None = None, meta: dict | None = None, tools: bool | None = None,
-                       toolset: str | None = None, browser: bool | None = None, observation: str | None = None):
+                       toolset: str | None = None, browser: bool | None = None, observation: str | None = None,
+                       salt: str | None = None):
         """A new episode (for ``task``: set up, with its prompt and, by default, the tools in both forms).
         ``toolset``: ``task`` (a task's default: its apps' tools) or ``all``; ``browser``: offer the browser
-        tools too, showing pages as ``observation`` says (``snapshot``, ``pixels`` or ``marks``; implies browser)."""
+        tools too, showing pages as ``observation`` says (``snapshot``, ``pixels`` or ``marks``; implies browser);
+        ``salt``: what its co-workers' model replies are keyed by."""
         body = _present(task=task, world=world, record=record, meta=meta, tools=tools, toolset=toolset,
-                        browser=browser, observation=observation, **{"as": actor})
+                        browser=browser, observation=observation, salt=salt, **{"as": actor})
         return self._call("POST", "/v1/episodes", json=body)
 
     def episode(self, episode_id: str):

@@ -61,6 +61,8 @@ class CreateEpisode(BaseModel):
     observation: Observation | None = Field(None, description="How the browser shows pages to the agent: snapshot "
                                             "(its accessibility tree, the default), pixels (a screenshot) or marks (a "
                                             "screenshot with numbered set-of-marks); implies browser")
+    salt: str = Field("", max_length=200, description="What the co-workers' model replies are keyed by: episodes "
+                                                      "with the same salt meet the same replies, K salts K replies")
 
     @model_validator(mode="before")
     @classmethod
@@ -68,7 +70,7 @@ class CreateEpisode(BaseModel):
         """What the trajectory file's header holds must be text and JSON it can write: refused as ``invalid``
         naming the field (``apps.kit.limits``), before pydantic walks it."""
         if isinstance(data, dict):
-            for name in ("world", "as", "actor", "task", "meta"):
+            for name in ("world", "as", "actor", "task", "meta", "salt"):
                 if name in data:
                     limits.checked(data[name], name)
             world = data.get("world")
@@ -314,7 +316,7 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         task = catalog.get(body.task, include_quarantined=False) if body.task is not None else None
         apps = toolsets.apps_of(task, sorted(store.apps), body.toolset)
         if body.task is None:
-            episode = store.create(body.world or "acme", body.actor, record=body.record, meta=body.meta)
+            episode = store.create(body.world or "acme", body.actor, record=body.record, meta=body.meta, salt=body.salt)
         else:
             episode = _start_task(body)
         episode.tools = apps
@@ -329,7 +331,7 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
     def _start_task(body: CreateEpisode) -> Episode:
         assert body.task is not None  # called for a body naming a task
         task = catalog.get(body.task, include_quarantined=False)
-        episode = store.create(task.world, task.actor, task=task, record=body.record, meta=body.meta)
+        episode = store.create(task.world, task.actor, task=task, record=body.record, meta=body.meta, salt=body.salt)
         try:
             return catalog.start(task.id, episode=episode).episode
         except Exception:

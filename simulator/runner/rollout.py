@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 
 import httpx
 
+from apps.kit.reactor import goes_on
 from simulator.gateway.client import AsyncClient, ControlError
 from simulator.runner.model import ModelFailure
 from simulator.runner.policy import Policy
@@ -57,8 +58,9 @@ async def rollout(ow: AsyncClient, http: httpx.AsyncClient, policy: Policy, task
     and a screenshot a browser tool answers with comes to the model as an image in a user message after the
     turn's tool results (a tool message carries text only)."""
     out = Rollout(task, sample)
+    # Each sample its own salt: where co-workers answer by a model, K rollouts meet K replies (same sample, same).
     episode = await ow.create_episode(task, meta={**(meta or {}), "task": task, "sample": sample}, toolset=toolset,
-                                      observation=observation)
+                                      observation=observation, salt=f"sample-{sample}")
     out.episode = episode["id"]
     try:
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": episode["task"]["prompt"]}]
@@ -136,7 +138,8 @@ async def _run_call(ow: AsyncClient, episode_id: str, tool_call, out: Rollout, s
     if step["error"] is not None:
         out.count("tool_error")
         return json.dumps({"error": step["error"], **({"result": result} if result else {})}), False
-    return json.dumps(result, ensure_ascii=False, default=str), name == SUBMIT
+    # A question to the user (needs_input) that the user answered is not the end: the episode goes on.
+    return json.dumps(result, ensure_ascii=False, default=str), name == SUBMIT and not goes_on(step["result"])
 
 
 def _with_id(tool_call, turn: int, number: int):

@@ -73,6 +73,8 @@ class EpisodeStore:
         if idle_timeout is _FROM_ENV:
             idle_timeout = env.idle_timeout or None
         self.idle_timeout: float | None = idle_timeout
+        # How model-backed co-workers answer in new episodes (scenarios.people.llm): live when an endpoint is set.
+        self.models = "live" if env.npc_url else "off"
         self.on_delete: list[Callable[[str], None]] = []   # told of every episode deleted or dropped
         self._created: dict[str, float] = {}
         self._last_sweep = time.monotonic()
@@ -127,16 +129,20 @@ class EpisodeStore:
             return self._worlds[name]
 
     def create(self, world: str, actor: str | None = None, *, task=None, record: bool | None = None,
-               meta: dict | None = None, episode_id: str | None = None) -> Episode:
+               meta: dict | None = None, episode_id: str | None = None, salt: str = "",
+               models: str | None = None) -> Episode:
         """A fresh episode; ``task`` (a ``tasks.model.Task``) goes into its trajectory file's header.
         ``episode_id`` is for an episode rebuilt from its file (``simulator.trajectories.resume``),
-        which keeps its id and its file (no recorder is made here: the caller reopens the file)."""
+        which keeps its id and its file (no recorder is made here: the caller reopens the file).
+        ``salt`` keys its co-workers' model replies (another salt, another reply); ``models`` is how they
+        answer (``scenarios.people.llm``: by default live when an endpoint is configured, else off)."""
         self.drop_idle()
         with self._made():
-            return self._create(world, actor, task=task, record=record, meta=meta, episode_id=episode_id)
+            return self._create(world, actor, task=task, record=record, meta=meta, episode_id=episode_id,
+                                salt=salt, models=models)
 
     def _create(self, world: str, actor: str | None, *, task, record: bool | None, meta: dict | None,
-                episode_id: str | None) -> Episode:
+                episode_id: str | None, salt: str = "", models: str | None = None) -> Episode:
         compiled = self.world(world)
         info = compiled.info
         actor = (actor or info.default_actor).strip().lower()
@@ -147,6 +153,7 @@ class EpisodeStore:
         episode = Episode(episode_id or _new_id(self.worker), compiled, actor, self.hosts, VirtualClock(info.now_utc),
                           world_ref=world,
                           operations={name: app.operations for name, app in self.apps.items()})
+        episode.salt, episode.models = salt, models or self.models
         if record and self.trajectory_dir is None:
             raise Invalid("record: this server keeps no trajectory files (set OFFICEWORLD_TRAJECTORY_DIR)",
                           field="record")

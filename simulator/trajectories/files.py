@@ -63,6 +63,8 @@ class Header(BaseModel):
     virtual_start: datetime
     officeworld: str
     forked_from: str | None = None
+    salt: str = Field("", description="What the co-workers' model replies are keyed by (scenarios.people.llm)")
+    models: str = Field("off", description="How model-backed co-workers answered: off (by rules) or live")
     meta: dict[str, Any] = Field(default_factory=dict, description="The creator's labels (a run, a sample index)")
 
 
@@ -141,7 +143,7 @@ def header_for(episode: Episode, compiled, task=None, forked_from: str | None = 
         episode=episode.id, task=TaskRef(id=task.id, version=task.version, prompt=task.prompt) if task else None,
         world=compiled.name, world_ref=episode.world_ref, world_hash=compiled.content_hash, actor=episode.actor,
         started=datetime.now(timezone.utc), virtual_start=episode.clock.now(), officeworld=officeworld_version(),
-        forked_from=forked_from, meta=meta or {})
+        forked_from=forked_from, salt=episode.salt, models=episode.models, meta=meta or {})
 
 
 class TrajectoryFileError(ValueError):

@@ -8,7 +8,9 @@ recorded result. At the end, every app's digest is compared with the footer's. A
 starts from the task's own setup (its setup steps in the file are not re-run); grading then sees
 the recorded steps, reads included. What the world did by itself (``event`` and ``npc`` steps,
 ``apps.kit.reactor``) is not re-run either: the replayed steps set it off again, and the first step where
-it differs from the recording is reported.
+it differs from the recording is reported. Co-workers who answered by a model answer from the reply cache
+(``scenarios.people.llm``, with the recording's salt): a reply not there, or another one, is never asked
+for again and shows as that first difference.
 """
 
 from __future__ import annotations
@@ -95,6 +97,11 @@ def replay(source, store: EpisodeStore | None = None, catalog=None,
     return result
 
 
+def replaying(models: str) -> str:
+    """How a replay's co-workers answer: from the cache where the recording asked a model, never anew."""
+    return "cached" if models == "live" else models
+
+
 def replayable(step: Step) -> bool:
     """Whether replay runs ``step`` again: an accepted write. A read, or a refused call, changed nothing."""
     return step.mutates and step.error is None
@@ -102,13 +109,14 @@ def replayable(step: Step) -> bool:
 
 def _fresh(file: TrajectoryFile, store: EpisodeStore, catalog) -> Replay:
     header = file.header
+    salt, models = header.salt, replaying(header.models)
     if header.task is None:
-        return Replay(file, store.create(header.world_ref, header.actor))
+        return Replay(file, store.create(header.world_ref, header.actor, salt=salt, models=models))
     if catalog is None:
         from simulator.tasks.catalog import task_catalog
         catalog = task_catalog(store)
     task = catalog.get(header.task.id)
-    run = catalog.engine.begin(task, store.create(task.world, task.actor))
+    run = catalog.engine.begin(task, store.create(task.world, task.actor, salt=salt, models=models))
     out = Replay(file, run.episode, run)
     if task.version != header.task.version:
         out.notes.append(f"task {task.id} is now version {task.version}; the file recorded version {header.task.version}")

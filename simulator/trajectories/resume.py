@@ -27,7 +27,7 @@ from apps.kit.clock import LATEST, VirtualClock
 from apps.kit.errors import Invalid, OpError
 from simulator.store.episodes import EpisodeStore
 from simulator.trajectories.files import Recorder, TrajectoryFile, TrajectoryFileError, read
-from simulator.trajectories.replay import Replay, _replay_step, replayable
+from simulator.trajectories.replay import Replay, _replay_step, replayable, replaying
 
 _EPISODE_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")   # what ``EpisodeStore`` makes: a path segment, never ".."
 
@@ -91,7 +91,9 @@ def _resume_one(store: EpisodeStore, catalog, file: TrajectoryFile) -> Resumed:
     if file.path.stem != header.episode:
         return Resumed(header.episode, "skipped", reason=f"the file {file.path.name} names another episode")
     try:
-        episode = store.create(header.world_ref, header.actor, episode_id=header.episode, meta=header.meta)
+        # Rebuilt from the co-workers' cached replies only (never asked again); live again once rebuilt.
+        episode = store.create(header.world_ref, header.actor, episode_id=header.episode, meta=header.meta,
+                               salt=header.salt, models=replaying(header.models))
     except OpError as exc:
         return Resumed(header.episode, "skipped", reason=exc.message)
     try:
@@ -120,6 +122,7 @@ def _resume_one(store: EpisodeStore, catalog, file: TrajectoryFile) -> Resumed:
         episode.events.observed = len(file.steps)   # the replay has set off (and queued) all they set off
         episode.clock = _clock_after(file, episode.clock)
         episode.recorder = Recorder(file.path, header, reopen=True)
+        episode.models = header.models
     return Resumed(episode.id, "resumed", len(file.steps), result.replayed,
                    divergences=[d.describe() for d in result.divergences])
 

@@ -94,3 +94,22 @@ def test_a_user_who_now_answers_otherwise_is_the_first_divergence(tmp_path, suit
     done = replay(read(path), store, task_catalog(store, suites))
     asked = next(s for s in read(path).steps if s.operation == "ask_user")
     assert done.divergences[0].step == asked.index and done.divergences[0].reason == "the result differs"
+
+
+def test_an_answer_that_asked_and_went_on_replays_and_regrades_the_same(tmp_path, suites):
+    store = EpisodeStore(trajectory_dir=tmp_path / "trajectories", idle_timeout=None, cache_dir=tmp_path / "cache")
+    catalog = task_catalog(store, suites)
+    task = catalog.get("ask-discount")
+    episode = store.create(task.world, task.actor, task=task)
+    catalog.start(task.id, episode=episode)
+    ops = catalog.engine.operations
+    invoke(episode, ops["task.submit_answer"], {"answer": "Which discount?", "status": "needs_input"}, "python")
+    invoke(episode, ops["mail.send"], {"to": ["sam@globex.example"], "subject": "Globex", "body": "It is 15%."}, "python")
+    invoke(episode, ops["task.submit_answer"], {"answer": "Done."}, "python")
+    store.finished(episode, catalog.finish(episode))
+    store.delete(episode.id)
+    file = read(tmp_path / "trajectories" / f"{episode.id}.jsonl")
+    assert file.steps[-3].result["reply"] == "We agreed 15% with Sam." and file.footer.passed
+    replayed = EpisodeStore(trajectory_dir=None, idle_timeout=None, cache_dir=tmp_path / "cache")
+    again = regrade(file, replayed, task_catalog(replayed, suites))
+    assert (again.before, again.after, again.divergences, again.error) == (1.0, 1.0, 0, None)

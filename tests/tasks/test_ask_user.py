@@ -61,3 +61,28 @@ def test_in_a_task_without_a_user_nobody_answers(catalog):
     assert steps[0].error is None and steps[0].result == {"question": ASK["args"]["question"], "answer": None}
     empty, _ = _attempt(catalog, "ask-discount", [{"op": "task.ask_user", "args": {"question": "  "}}])
     assert empty[0].error["field"] == "question"
+
+
+HOLD_ON = {"op": "task.submit_answer", "args": {"answer": "Which discount did we agree?", "status": "needs_input"}}
+
+
+def test_an_answer_that_asks_gets_the_users_reply_and_the_episode_goes_on(catalog):
+    steps, reward = _attempt(catalog, "ask-discount", [HOLD_ON, _send("Sam, the agreed discount is 15%."),
+                                                       {"op": "task.submit_answer", "args": {"answer": "Told Sam."}}])
+    assert steps[0].result == {"received": True, "status": "needs_input", "reply": "We agreed 15% with Sam."}
+    assert [s.error for s in steps[1:]] == [None, None]
+    assert reward.passed and reward.total == 1.0   # asked_first counts the question the answer asked
+
+
+def test_an_answer_that_asks_and_then_nothing_fails_and_without_a_user_it_ends_the_episode(catalog):
+    _, held = _attempt(catalog, "ask-discount", [HOLD_ON])
+    assert not held.passed and any(c.id == "outcome" and c.status == "fail" for c in held.criteria)
+    steps, _ = _attempt(catalog, "approval-12", [HOLD_ON, _send("Sam, 12% it is.")])
+    assert steps[0].result == {"received": True, "status": "needs_input", "reply": None}
+    assert steps[1].error is not None and steps[1].error["type"] == "conflict"   # over: no more writes
+
+
+def test_questions_by_answer_and_by_ask_user_count_together(catalog):
+    steps, _ = _attempt(catalog, "ask-discount", [*[HOLD_ON] * 5, ASK])
+    assert [s.result["reply"] for s in steps[:5]] == ["We agreed 15% with Sam."] * 5
+    assert steps[5].result["answer"] == "Please go ahead with what you have."

@@ -1,0 +1,54 @@
+"""A stand-in OpenAI-compatible chat endpoint on 127.0.0.1 (a free port), for model-backed co-workers.
+
+``answer`` turns each request's JSON body into the reply's text; every body is kept in ``requests``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+
+class StandIn:
+    def __init__(self, answer: Callable[[dict], str]):
+        self.answer = answer
+        self.requests: list[dict] = []
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                stand_in.requests.append(body)
+                if self.path != "/v1/chat/completions":
+                    self.send_response(404)
+                    self.end_headers()
+                    return
+                data = json.dumps({"choices": [{"message": {"role": "assistant",
+                                                            "content": stand_in.answer(body)}}]}).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> "StandIn":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def actions(*items: dict) -> str:
+    """A reply proposing ``items`` (``{"op", "args"}``)."""
+    return json.dumps({"actions": list(items)})
