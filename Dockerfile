@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# officeworld's one image: every service of compose.yaml (app services, gateway, agent shell) runs it.
+# officeworld's one image: every service of compose.yaml (app services, gateway, agent shell) and compose.scale.yaml's
+# router run it.
 # Build arguments: BASE, an image with Python 3.11 (python3 and its venv module); DEPS, where pip finds the
 # dependencies: "index" (the package registry) or "wheelhouse" (wheels built beforehand into ./wheelhouse,
 # for a build without network access; .ci/compose builds on a Debian image of its own that way).
@@ -52,6 +53,10 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     OFFICEWORLD_CACHE_DIR=/cache
+# HAProxy, which compose's router runs (compose.scale.yaml): the base's when it has one (.ci/compose's base is made
+# with it), else Debian's, with apt.
+RUN [ -x /usr/sbin/haproxy ] || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        haproxy && rm -rf /var/lib/apt/lists/*; }
 RUN useradd --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin officeworld \
     && mkdir -p /cache /trajectories \
     && chown officeworld:officeworld /cache /trajectories

@@ -3,9 +3,12 @@
 The router (HAProxy, ``simulator/service/shards.py``) sends a request naming an episode to the worker that
 owns it, and any other request to any worker. A request that should answer across workers (``GET
 /v1/episodes``, ``GET /health``) is answered by the worker that got it: its own part, and each peer's,
-asked over loopback with ``LOCAL_HEADER`` set, so that the peer answers only its own part (and asks no one
-in turn). The request's ``Host`` and ``Authorization`` go along, so that the URLs a peer hands out name the
-router, as the worker's own do. A peer that does not answer (down, restarting) is named in the answer
+asked over loopback (compose's replicas: through the router) with ``LOCAL_HEADER`` set, so that the peer
+answers only its own part (and asks no one in turn). The header's value is the peer's tag (``w1``): a gateway
+holding another tag refuses the request (421, ``misdirected``), so that a router which routes by it (compose's,
+``simulator.service.replicas``) never gets one worker's part for another's; ``1`` asks whichever worker gets it.
+The request's ``Host`` and ``Authorization`` go along, so that the URLs a peer hands out name the router, as
+the worker's own do. A peer that does not answer (down, restarting) is named in the answer
 (``missing``), never guessed at.
 """
 
@@ -21,6 +24,7 @@ from apps.kit.settings import settings
 LOCAL_HEADER = "x-officeworld-local"   # "this worker's own part only" (the peers' requests, HAProxy's checks)
 MISSING_HEADER = "X-Officeworld-Workers-Down"   # a listing's workers that did not answer
 TIMEOUT_S = 10.0
+_LOCAL = LOCAL_HEADER.encode()
 
 
 @dataclass
@@ -55,11 +59,12 @@ class Peers:
     async def gather(self, path: str, headers, params=None) -> Gathered:
         """``GET path`` of every peer at once, with the request's ``Host`` and ``Authorization`` and
         ``LOCAL_HEADER``."""
-        sent = {LOCAL_HEADER: "1"}
+        sent = {}
         for name in ("host", "authorization"):
             if headers.get(name):
                 sent[name] = headers[name]
-        results = await asyncio.gather(*(self._get(url + path, sent, params) for url in self.urls.values()))
+        results = await asyncio.gather(*(self._get(url + path, {**sent, LOCAL_HEADER: tag}, params)
+                                         for tag, url in self.urls.items()))
         answers = {tag: body for tag, body in zip(self.urls, results) if body is not None}
         return Gathered(answers, [tag for tag in self.urls if tag not in answers])
 
@@ -74,6 +79,18 @@ class Peers:
 def local_only(headers) -> bool:
     """Whether a request asks for this worker's own part only (a peer's, or the router's health check)."""
     return bool(headers.get(LOCAL_HEADER))
+
+
+def misdirected(scope, tag: str) -> dict | None:
+    """The error refusing a request whose ``LOCAL_HEADER`` names a worker other than ``tag``, or None."""
+    for key, value in scope["headers"]:
+        if key == _LOCAL:
+            asked = value.decode("latin-1").strip()
+            if asked in ("1", tag):
+                return None
+            return {"type": "misdirected", "field": LOCAL_HEADER, "message": f"{LOCAL_HEADER}: this is worker "
+                    f"{tag or '(untagged)'}, not {asked[:20]!r}; the router sent it to the wrong gateway"}
+    return None
 
 
 def across_workers(own: dict, tag: str, gathered: Gathered) -> dict:

@@ -35,7 +35,7 @@ from simulator.gateway.control import ControlCalls, control_router
 from simulator.gateway.fast import FastRoutes, reply
 from simulator.gateway.mcp_lazy import INSTRUCTIONS, LazyMCP, allowed_hosts  # noqa: F401  (re-exported)
 from simulator.gateway.mcp_text import lone_surrogate_call, tool_error_reply
-from simulator.gateway.peers import Peers, across_workers, local_only
+from simulator.gateway.peers import Peers, across_workers, local_only, misdirected
 from simulator.gui import mount_gui
 from simulator.gui.browser_tools import BrowserTools
 from simulator.service.serve import KEEP_ALIVE_S
@@ -208,6 +208,9 @@ class Gateway:
             return await refuse(send, self.body_limit)
         if body is None:  # the client went away
             return None
+        wrong = misdirected(scope, self.store.worker)   # a peer's question meant for another worker
+        if wrong is not None:
+            return await reply(send, 421, error_body(wrong))
         match = _MCP_PATH.match(scope.get("path", ""))
         if match is None:   # MCP's path: the SDK checks Origin and Host itself
             refused = web.refusal(scope)
