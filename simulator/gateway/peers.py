@@ -15,6 +15,7 @@ the worker's own do. A peer that does not answer (down, restarting) is named in 
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass
 
 import httpx
@@ -25,6 +26,8 @@ LOCAL_HEADER = "x-officeworld-local"   # "this worker's own part only" (the peer
 MISSING_HEADER = "X-Officeworld-Workers-Down"   # a listing's workers that did not answer
 TIMEOUT_S = 10.0
 _LOCAL = LOCAL_HEADER.encode()
+_NAMED = re.compile(r"/(?:v1/)?episodes/ep_(w[0-9]{1,3})_")   # a path naming an episode a worker made
+_QUERY = re.compile(r"(?:^|&)episode=ep_(w[0-9]{1,3})_")
 
 
 @dataclass
@@ -81,8 +84,13 @@ def local_only(headers) -> bool:
     return bool(headers.get(LOCAL_HEADER))
 
 
-def misdirected(scope, tag: str) -> dict | None:
-    """The error refusing a request whose ``LOCAL_HEADER`` names a worker other than ``tag``, or None."""
+def misdirected(scope, tag: str, others: frozenset[str] | set[str]) -> dict | None:
+    """The error refusing a request meant for another worker than ``tag``, or None: one whose ``LOCAL_HEADER``
+    names another, or one naming an episode whose id marks one of the ``others`` (the peers' tags:
+    ``/episodes/ep_w1_...``, ``/v1/episodes/ep_w1_...``, ``?episode=ep_w1_...``; a tag no worker has is an
+    id no one holds, answered 404 as any). Refused before anything is
+    done, so a router that sent it to the wrong replica (compose's, before its checks caught up) answers a
+    shaped 503 for it (``simulator.service.router``), never this worker's 404 for another's episode."""
     for key, value in scope["headers"]:
         if key == _LOCAL:
             asked = value.decode("latin-1").strip()
@@ -90,7 +98,13 @@ def misdirected(scope, tag: str) -> dict | None:
                 return None
             return {"type": "misdirected", "field": LOCAL_HEADER, "message": f"{LOCAL_HEADER}: this is worker "
                     f"{tag or '(untagged)'}, not {asked[:20]!r}; the router sent it to the wrong gateway"}
-    return None
+    if not others:
+        return None
+    named = _NAMED.match(scope.get("path", "")) or _QUERY.search(scope.get("query_string", b"").decode("latin-1"))
+    if named is None or named.group(1) not in others:
+        return None
+    return {"type": "misdirected", "field": "episode_id", "message": f"episode_id: episodes of worker "
+            f"{named.group(1)} are not answered by worker {tag}; the router sent it to the wrong gateway"}
 
 
 def across_workers(own: dict, tag: str, gathered: Gathered) -> dict:

@@ -33,9 +33,13 @@ def haproxy_binary() -> str | None:
     return next((str(p) for p in (Path("/usr/sbin/haproxy"), Path("/usr/local/sbin/haproxy")) if p.exists()), None)
 
 
+def _error(message: str) -> dict:
+    return {"error": {"type": "unavailable", "message": message, "field": "episode_id"}}
+
+
 def error_file(status: int, message: str) -> str:
     """A raw HTTP response HAProxy sends as it is (``errorfile``): the API's error shape."""
-    body = json.dumps({"error": {"type": "unavailable", "message": message, "field": "episode_id"}})
+    body = json.dumps(_error(message))
     return (f"HTTP/1.1 {status} {_REASONS[status]}\r\ncontent-type: application/json\r\ncache-control: no-cache\r\n"
             f"content-length: {len(body.encode())}\r\nconnection: close\r\n\r\n{body}")
 
@@ -101,9 +105,9 @@ def write_replica_config(folder: Path, port: int, slots: int, service: str, serv
         "global", f"    maxconn {_max_connections()}", "",
         # The container's resolver (compose's DNS), asked every 2 s: a replica restarted at another address, or
         # one more, is a server again within seconds; an address DNS stopped giving is dropped as soon.
-        "resolvers compose", f"    nameserver dns {nameserver}" if nameserver else "    parse-resolv-conf", "    resolve_retries 3", "    timeout resolve 1s",
-        "    timeout retry 1s", *(f"    hold {what} 2s" for what in ("valid", "other", "refused", "nx", "timeout",
-                                                                    "obsolete")), "",
+        "resolvers compose", f"    nameserver dns {nameserver}" if nameserver else "    parse-resolv-conf",
+        "    resolve_retries 3", "    timeout resolve 1s", "    timeout retry 1s",
+        *(f"    hold {what} 2s" for what in ("valid", "other", "refused", "nx", "timeout", "obsolete")), "",
         "defaults", "    mode http", "    timeout connect 5s", "    timeout client 1h", "    timeout server 1h",
         "    timeout tunnel 1h", f"    timeout http-keep-alive {KEEP_ALIVE_S}s", "    retries 2", "",
         "frontend router", f"    bind {host}:{port}"]
@@ -114,8 +118,13 @@ def write_replica_config(folder: Path, port: int, slots: int, service: str, serv
                   f"    use_backend {tag} if {tag}"]
     lines += ["    default_backend any", ""]
     found = f"server-template replica {servers} {service} check resolvers compose init-addr none resolve-prefer ipv4"
-    for tag in tags:
-        lines += [f"backend {tag}", *_checks(tag), *_errorfiles(folder, tag), f"    {found}", ""]
+    for tag in tags:   # a replica asked for another tag's episode (checks not caught up yet) refused it: 503
+        lines += [f"backend {tag}", *_checks(tag), *_errorfiles(folder, tag),
+                  f"    http-response return status 503 content-type application/json file {folder / f'{tag}-503.json'}"
+                  " if { status 421 }", f"    {found}", ""]
+        unsure = (f"worker {tag}, which holds this episode, cannot be told apart from the other replicas yet (one "
+                  "just started or moved; the router checks every 2 s): retry shortly")
+        (folder / f"{tag}-503.json").write_text(json.dumps(_error(unsure)), encoding="utf-8")
     lines += ["backend any", "    balance leastconn", "    option redispatch", *_checks("1"),
               *_errorfiles(folder, "any"), f"    {found}", ""]
     path = folder / "haproxy.cfg"

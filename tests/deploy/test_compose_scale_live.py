@@ -26,15 +26,24 @@ def tag(episode_id: str) -> str:
     return episode_id.split("_")[1]
 
 
+def every_tag_routed(stack: Stack) -> bool:
+    """Whether the router has found each tag's holder (it checks each replica for each tag every 2 s)."""
+    return all(httpx.get(f"{stack.url}/health", headers={"x-officeworld-local": t}, timeout=60).status_code == 200
+               for t in TAGS)
+
+
 def one_per_replica(stack: Stack) -> dict[str, dict]:
-    """Episodes made through the router until every tag has one (the router spreads creations)."""
+    """Episodes made through the router until every tag has one (it spreads creations over the replicas it
+    has checked, every 2 s)."""
     found: dict[str, dict] = {}
-    for _ in range(20 * GATEWAYS):
+
+    def make() -> bool:
         made = stack.episode()
         found.setdefault(tag(made["id"]), made)
-        if set(found) == TAGS:
-            return found
-    pytest.fail(f"20 creations per replica reached only the tags {sorted(found)} of {sorted(TAGS)}")
+        return set(found) == TAGS
+    wait_for(f"an episode on each of {sorted(TAGS)}", make, 120)
+    wait_for("the router to route each tag", lambda: every_tag_routed(stack), 120)
+    return found
 
 
 def steps(stack: Stack, episode: dict) -> list[tuple[str, str]]:
@@ -43,11 +52,15 @@ def steps(stack: Stack, episode: dict) -> list[tuple[str, str]]:
     return [(s["surface"], s["operation"]) for s in answer.json()["steps"]]
 
 
+def log(stack: Stack, container: str) -> str:
+    said = subprocess.run([stack.engine, "logs", container], capture_output=True, text=True, timeout=60)
+    return said.stdout + said.stderr
+
+
 def holder(stack: Stack, wanted: str) -> str:
     """The gateway container holding tag ``wanted``: the last tag each one's log says it took."""
     for container in stack.containers("gateway"):
-        logs = subprocess.run([stack.engine, "logs", container], capture_output=True, text=True, timeout=60)
-        taken = re.findall(r"this gateway is worker (w\d+) of", logs.stdout + logs.stderr)
+        taken = re.findall(r"this gateway is worker (w\d+) of", log(stack, container))
         if taken and taken[-1] == wanted:
             return container
     pytest.fail(f"no gateway container says it holds {wanted}")
@@ -102,6 +115,8 @@ def test_a_restarted_replica_takes_its_tag_back_and_resumes_its_episodes_with_th
         return answer.status_code == 200
     wait_for("the restarted replica's episode to answer", back, 240)
     assert holder(stack, "w0") == container   # it took its own tag back: the other replica holds the other
+    resumed = re.findall(r"resumed (\d+) episode\(s\) from /trajectories/w0", log(stack, container))
+    assert resumed and int(resumed[-1]) >= 1, log(stack, container)[-3000:]   # its start since the restart
     assert steps(stack, restarted) == [("rest", "send")]
     assert httpx.post(f"{restarted['api_url']}/mail/search", json={"query": "Globex"}, timeout=60).status_code == 200
     assert steps(stack, restarted) == [("rest", "send"), ("rest", "search")]

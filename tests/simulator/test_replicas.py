@@ -76,10 +76,20 @@ def test_a_replica_without_a_shared_folder_or_a_router_is_refused_naming_both(mo
     assert "OFFICEWORLD_TRAJECTORY_DIR" in said.output and "OFFICEWORLD_ROUTER_URL" in said.output
 
 
+def test_the_router_without_haproxy_exits_naming_the_fix(monkeypatch):
+    from simulator.cli.main import cli
+    from simulator.service import router
+
+    monkeypatch.setattr(router, "haproxy_binary", lambda: None)
+    said = CliRunner().invoke(cli, ["router", "--port", str(_free_port())])
+    assert said.exit_code == 2 and "apt-get install haproxy" in said.output
+
+
 def test_a_question_for_another_workers_own_part_is_refused(store, monkeypatch):
     from simulator.gateway.server import build_app
 
     monkeypatch.setattr(store, "worker", "w1")
+    monkeypatch.setenv("OFFICEWORLD_PEERS", "w0=http://127.0.0.1:9")   # never asked: every request here is local
     with TestClient(build_app(store), base_url="http://127.0.0.1:8000", headers=CONTROL) as api:
         assert api.get("/health", headers={"x-officeworld-local": "w1"}).status_code == 200
         assert api.get("/health", headers={"x-officeworld-local": "1"}).status_code == 200
@@ -88,6 +98,18 @@ def test_a_question_for_another_workers_own_part_is_refused(store, monkeypatch):
             assert refused.status_code == 421, refused.text
             error = refused.json()["error"]
             assert error["type"] == "misdirected" and error["field"] == "x-officeworld-local" and "w0" in error["message"]
+        # A request naming another worker's episode is refused before anything is done; its own are looked up.
+        other, own = "ep_w0_0123456789abcdef", "ep_w1_0123456789abcdef"
+        for refused in (api.get(f"/v1/episodes/{other}"), api.get(f"/v1/view?episode={other}"),
+                        api.post(f"/episodes/{other}/api/mail/search", json={"query": "x"}),
+                        api.post(f"/episodes/{other}/mcp", json={})):
+            assert refused.status_code == 421 and refused.json()["error"]["field"] == "episode_id", refused.text
+        assert api.get(f"/v1/episodes/{own}").status_code == 404
+        assert api.get("/v1/episodes/ep_w7_0123456789abcdef").status_code == 404   # no worker has that tag
+    monkeypatch.setattr(store, "worker", "")   # one server: a tagged id is just an id it does not hold
+    monkeypatch.delenv("OFFICEWORLD_PEERS")
+    with TestClient(build_app(store), base_url="http://127.0.0.1:8000", headers=CONTROL) as api:
+        assert api.get(f"/v1/episodes/{other}").status_code == 404
 
 
 class NameServer:
@@ -141,7 +163,12 @@ class Replicas:
                                        stderr=subprocess.STDOUT)
         for address in ADDRESSES:
             self.start(address)
-        self.wait_until(lambda: httpx.get(self.base + "/health", timeout=10).json()["status"] == "ok")
+        self.wait_until(self.every_tag_routed)
+
+    def every_tag_routed(self) -> bool:
+        """Whether the router has found each tag's holder (its first passing check of each comes within 2 s)."""
+        return all(httpx.get(self.base + "/health", headers={"x-officeworld-local": tag}, timeout=10).status_code == 200
+                   for tag in ("w0", "w1"))
 
     def _log(self, name: str):
         return open(self.tmp / f"{name}.log", "a")
@@ -187,14 +214,18 @@ def pair(tmp_path_factory, world_cache):
 
 
 def _one_per_tag(pair: Replicas) -> dict[str, str]:
+    """Episodes made through the router until each tag has one. Until the router's first passing check of a
+    replica (every 2 s) it sends creations to the other, or answers 503 with none checked yet: so a bounded wait."""
     found: dict[str, str] = {}
-    for _ in range(20):
+
+    def make() -> bool:
         made = httpx.post(f"{pair.base}/v1/episodes", json={"world": str(pair.world)}, headers=CONTROL, timeout=60)
-        assert made.status_code == 201, made.text
-        found.setdefault(made.json()["id"].split("_")[1], made.json()["id"])
-        if set(found) == {"w0", "w1"}:
-            return found
-    raise AssertionError(f"the router placed episodes on {sorted(found)} only")
+        assert made.status_code in (201, 503), made.text
+        if made.status_code == 201:
+            found.setdefault(made.json()["id"].split("_")[1], made.json()["id"])
+        return set(found) == {"w0", "w1"}
+    pair.wait_until(make)
+    return found
 
 
 def _search(pair: Replicas, episode_id: str) -> httpx.Response:
@@ -229,8 +260,7 @@ def test_a_killed_replica_answers_503_then_takes_its_tag_back_with_its_episodes_
     assert "w0" in refused.json()["error"]["message"]
     assert _search(pair, by_tag["w1"]).status_code == 200   # the other replica carries on
     pair.start(address)
-    pair.wait_until(lambda: httpx.get(f"{pair.base}/v1/episodes/{by_tag['w0']}", headers=CONTROL,
-                                      timeout=60).status_code == 200)
+    pair.wait_until(pair.every_tag_routed)
     assert pair.tag_of(address) == "w0"
     assert httpx.get(f"{pair.base}/v1/episodes/{by_tag['w0']}", headers=CONTROL, timeout=60).json()["steps"] == 1
     assert _search(pair, by_tag["w0"]).status_code == 200
