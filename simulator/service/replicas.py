@@ -14,7 +14,9 @@ every replica is a server of every tag's backend, and each backend's health chec
 ``x-officeworld-local: <tag>``, which only the replica holding that tag answers 200 (the others 421,
 ``simulator.gateway.peers.misdirected``). So a request naming an episode of ``w1`` (its path, or that header,
 which the peers' questions carry) reaches the replica holding ``w1`` and no other; with none up it gets the
-same shaped 503 as ``up --workers N``'s router. Anything else goes to any replica.
+same shaped 503 as ``up --workers N``'s router. Anything else goes to any replica. HAProxy counts a server DNS
+just gave as up until its first check: in that window a replica asked for another tag's episode refuses it
+unanswered (421) and the router turns that into a shaped 503.
 """
 
 from __future__ import annotations

@@ -8,6 +8,9 @@ to any healthy worker (``leastconn``). HAProxy checks each worker's own ``/healt
 nothing to one that failed three checks in a row; a request for an episode whose worker is down (or goes away while
 answering) gets HAProxy's own answer in the API's error shape, ``{"error": {"type": "unavailable", ...}}``,
 with status 503 (502 or 504 when the worker went away or went silent mid-answer).
+
+``write_replica_config`` is compose's router (``officeworld router``, ``simulator.service.replicas``): the same
+routes, the replicas found by DNS instead of given ports.
 """
 
 from __future__ import annotations
