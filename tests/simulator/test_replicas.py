@@ -53,6 +53,23 @@ def test_each_claim_takes_the_first_free_tag_and_a_let_go_tag_is_taken_again(tmp
         os.close(held[1])
 
 
+def test_a_replica_beyond_the_tags_waits_and_takes_the_first_one_let_go(tmp_path):
+    held = replicas.try_claim(tmp_path, 1)
+    said: list[str] = []
+    got: list[str] = []
+    waiting = threading.Thread(target=lambda: got.append(replicas.claim_slot(tmp_path, 1, 0.01, said.append)))
+    waiting.start()
+    deadline = time.monotonic() + WAIT_S
+    while not said:   # it said it waits: every tag is held
+        assert time.monotonic() < deadline and waiting.is_alive()
+        time.sleep(0.01)
+    assert got == [] and "waiting" in said[0]
+    os.close(held[1])
+    waiting.join(WAIT_S)
+    assert got == ["w0"]
+    os.close(replicas._held.pop())
+
+
 def test_a_replica_takes_its_settings_from_its_tag(tmp_path, monkeypatch):
     env = {}
     monkeypatch.setenv("OFFICEWORLD_WORKER_SLOTS", "3")
