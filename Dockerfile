@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# officeworld's one image: every service of compose.yaml (app services, gateway, agent shell) runs it.
+# officeworld's one image: every service of compose.yaml (app services, gateway, agent shell) and compose.scale.yaml's
+# router run it.
 # Build arguments: BASE, an image with Python 3.11 (python3 and its venv module); DEPS, where pip finds the
 # dependencies: "index" (the package registry) or "wheelhouse" (wheels built beforehand into ./wheelhouse,
 # for a build without network access; .ci/compose builds on a Debian image of its own that way).
@@ -45,8 +46,17 @@ RUN printf '#!/usr/bin/env python3\nimport sys\nfrom simulator.agent.ow import m
 USER 10001:10001
 CMD ["python3", "-c", "import signal; signal.pause()"]
 
-# Final stage: the interpreter, the environment and the source; no compilers, no package caches.
-FROM ${BASE} AS runtime
+# The final stage's system: the base and HAProxy, which compose's router runs (compose.scale.yaml): the base's when
+# it has one (.ci/compose's base is made with it), else Debian's, with apt (unpinned: the version is the base's
+# Debian release's, whichever that is), its package lists removed.
+# hadolint ignore=DL3006
+FROM ${BASE} AS system
+# hadolint ignore=DL3008
+RUN [ -x /usr/sbin/haproxy ] || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        haproxy && rm -rf /var/lib/apt/lists/*; }
+
+# Final stage: the interpreter, HAProxy, the environment and the source; no compilers, no package caches.
+FROM system AS runtime
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONPATH=/app \
     PYTHONDONTWRITEBYTECODE=1 \

@@ -109,6 +109,9 @@ NOT_RUN = {
         "reads the export above; the layout is tests/scenarios/test_corpus_surfaces.py's",
     "OFFICEWORLD_ADMIN_TOKEN=$(openssl rand -hex 16) docker compose up --wait":
         "needs a Docker engine; tests/sandbox/test_compose_file.py checks the file",
+    "OFFICEWORLD_ADMIN_TOKEN=$(openssl rand -hex 16) OFFICEWORLD_GATEWAYS=4 docker compose -f compose.yaml -f "
+    "compose.scale.yaml up --wait": "needs a Docker engine; .ci/compose runs the same two files with Podman and 2 "
+                                    "replicas (tests/deploy/test_compose_scale_live.py)",
     "officeworld up --backend processes": "serves until stopped; tests/sandbox/test_processes.py runs the command",
     ".venv-side/bin/vf-validate officeworld-verifiers --taskset.suite crm --runtime.type subprocess":
         "the whole crm suite takes minutes; tests/trainers/test_verifiers.py runs vf-validate on a few tasks",

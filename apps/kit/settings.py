@@ -63,6 +63,12 @@ class Settings(BaseSettings):
                         "every episode it makes has it in its id (ep_w1_...), which the router routes by")
     peers: str = Field("", description="The other workers, tag=URL comma-separated (w1=http://127.0.0.1:8101): "
                                        "the episode listing and /health ask them too")
+    # one replica of compose's scaled gateway (compose.scale.yaml; simulator/service/replicas.py): it claims a tag
+    worker_slots: int = Field(0, ge=0, le=256, description="Replicas of the gateway sharing one trajectory volume: "
+                              "each claims a free tag w0..w<N-1> (a lock in OFFICEWORLD_TRAJECTORY_DIR) and waits "
+                              "for one while all are held (0: not a replica)")
+    router_url: str = Field("", description="With OFFICEWORLD_WORKER_SLOTS: the router the replicas reach each "
+                                            "other through (compose's http://router:8000)")
     restart_hold: Path | None = Field(None, description="(tests) While this file exists, `up --workers N` does not "
                                                         "restart a worker that died")
     # the OpenEnv app that openenv.yaml names (trainers.openenv:app); `officeworld openenv` takes them as options

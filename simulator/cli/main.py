@@ -83,8 +83,13 @@ def up(world: str = typer.Option("acme", envvar="OFFICEWORLD_WORLD", help="World
                                    help="Gateway processes behind HAProxy (which must be installed), each episode "
                                    "in one of them; a worker that dies is restarted (1: one process, no router)")) -> None:
     """Serve the control API, per-episode REST and per-episode MCP (apps in-process, or as services)."""
+    from simulator.service.replicas import become_replica
     from simulator.service.serve import PortInUse, claimed
 
+    try:   # one replica of compose's scaled gateway (compose.scale.yaml): its tag first, waiting while all are held
+        become_replica()
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
     if workers > 1 and backend != "inprocess":
         raise typer.BadParameter("several workers run with the apps in-process only (--backend inprocess)",
                                  param_hint="--workers")
@@ -144,6 +149,29 @@ def _up_inprocess(world: str, host: str, port: int, episode: bool, resume: bool,
     app = build_app(store, catalog, token=token)
     claim.close()   # uvicorn binds the port anew at once (``simulator.service.serve.claimed``)
     serve(app, host, port)
+
+
+@cli.command("router")
+def router(service: str = typer.Option("gateway:8000", help="The replicas' DNS name and port"),
+           slots: int = typer.Option(1, min=1, max=256, envvar="OFFICEWORLD_WORKER_SLOTS",
+                                     help="Tags the replicas claim (w0..w<N-1>): as the gateway's"),
+           servers: int = typer.Option(0, min=0, max=256, help="Most replicas found (0: twice the tags, at least 4)"),
+           port: int = typer.Option(8000, envvar="OFFICEWORLD_PORT", help="Port to listen on")) -> None:
+    """compose's router (compose.scale.yaml): HAProxy in front of the gateway's replicas, found by DNS, each
+    episode's requests to the replica holding its tag (simulator/service/replicas.py)."""
+    import os
+    import tempfile
+
+    from simulator.service.router import HAPROXY_FIX, haproxy_binary, write_replica_config
+
+    haproxy = haproxy_binary()
+    if haproxy is None:
+        print(f"error: {HAPROXY_FIX}", file=sys.stderr)
+        raise typer.Exit(2)
+    config = write_replica_config(Path(tempfile.mkdtemp(prefix="officeworld-router-")), port, slots, service,
+                                  servers or max(4, 2 * slots))
+    print(f"officeworld: router on port {port} for {slots} gateway tag(s) of {service} ({config})", file=sys.stderr)
+    os.execv(haproxy, [haproxy, "-db", "-f", str(config)])   # HAProxy in this process: compose's signals reach it
 
 
 @cli.command("app-service")

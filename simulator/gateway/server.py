@@ -35,7 +35,7 @@ from simulator.gateway.control import ControlCalls, control_router
 from simulator.gateway.fast import FastRoutes, reply
 from simulator.gateway.mcp_lazy import INSTRUCTIONS, LazyMCP, allowed_hosts  # noqa: F401  (re-exported)
 from simulator.gateway.mcp_text import lone_surrogate_call, tool_error_reply
-from simulator.gateway.peers import Peers, across_workers, local_only
+from simulator.gateway.peers import Peers, across_workers, local_only, misdirected
 from simulator.gui import mount_gui
 from simulator.gui.browser_tools import BrowserTools
 from simulator.service.serve import KEEP_ALIVE_S
@@ -121,7 +121,8 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
     api.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
     # Operation calls, the control plane's direct call and /health skip FastAPI (simulator.gateway.fast).
     fast = FastRoutes(store, operations, ControlCalls(store, token, browsers), health=not peers)
-    gateway = Gateway(api, mcp, store, {op.qualified_name: op for op in operations}, fast, deferred=deferred)
+    gateway = Gateway(api, mcp, store, {op.qualified_name: op for op in operations}, fast, deferred=deferred,
+                      others=peers.urls)
     return gateway
 
 
@@ -190,13 +191,15 @@ class Gateway:
     """
 
     def __init__(self, api: FastAPI, mcp: LazyMCP, store: EpisodeStore, operations: dict | None = None,
-                 fast: FastRoutes | None = None, body_limit: int = BODY_LIMIT, deferred: list[_Deferred] | None = None):
+                 fast: FastRoutes | None = None, body_limit: int = BODY_LIMIT, deferred: list[_Deferred] | None = None,
+                 others=()):
         self.api, self.mcp, self.store, self.fast, self.deferred = api, mcp, store, fast, deferred or []
         self._fast_calls = True   # ``calls = None`` turns the gateway's MCP call path off
         self.operations, self.body_limit = operations or {}, body_limit
         self.sessions: dict[str, str] = {}  # MCP session id -> the episode that opened it
         self.loop: asyncio.AbstractEventLoop | None = None  # set while the server runs
         self._ending: set = set()
+        self.others = frozenset(others)   # the other workers' tags (``up --workers N``, compose's replicas)
         store.on_delete.append(self._episode_deleted)
 
     async def __call__(self, scope, receive, send):
@@ -208,6 +211,9 @@ class Gateway:
             return await refuse(send, self.body_limit)
         if body is None:  # the client went away
             return None
+        wrong = misdirected(scope, self.store.worker, self.others)   # a peer's question meant for another worker
+        if wrong is not None:
+            return await reply(send, 421, error_body(wrong))
         match = _MCP_PATH.match(scope.get("path", ""))
         if match is None:   # MCP's path: the SDK checks Origin and Host itself
             refused = web.refusal(scope)

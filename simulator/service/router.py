@@ -8,6 +8,9 @@ to any healthy worker (``leastconn``). HAProxy checks each worker's own ``/healt
 nothing to one that failed three checks in a row; a request for an episode whose worker is down (or goes away while
 answering) gets HAProxy's own answer in the API's error shape, ``{"error": {"type": "unavailable", ...}}``,
 with status 503 (502 or 504 when the worker went away or went silent mid-answer).
+
+``write_replica_config`` is compose's router (``officeworld router``, ``simulator.service.replicas``): the same
+routes, the replicas found by DNS instead of given ports.
 """
 
 from __future__ import annotations
@@ -33,9 +36,13 @@ def haproxy_binary() -> str | None:
     return next((str(p) for p in (Path("/usr/sbin/haproxy"), Path("/usr/local/sbin/haproxy")) if p.exists()), None)
 
 
+def _error(message: str) -> dict:
+    return {"error": {"type": "unavailable", "message": message, "field": "episode_id"}}
+
+
 def error_file(status: int, message: str) -> str:
     """A raw HTTP response HAProxy sends as it is (``errorfile``): the API's error shape."""
-    body = json.dumps({"error": {"type": "unavailable", "message": message, "field": "episode_id"}})
+    body = json.dumps(_error(message))
     return (f"HTTP/1.1 {status} {_REASONS[status]}\r\ncontent-type: application/json\r\ncache-control: no-cache\r\n"
             f"content-length: {len(body.encode())}\r\nconnection: close\r\n\r\n{body}")
 
@@ -85,6 +92,52 @@ def write_config(folder: Path, host: str, port: int, workers: dict[str, int]) ->
     path = folder / "haproxy.cfg"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
+
+
+def write_replica_config(folder: Path, port: int, slots: int, service: str, servers: int, host: str = "",
+                         nameserver: str = "") -> Path:
+    """``haproxy.cfg`` of compose's router (``simulator.service.replicas``): listen on ``host:port`` (every
+    address by default); the replicas are found by DNS as ``service`` (host:port; ``nameserver``, else the
+    container's resolver), up to ``servers`` of them, in each of the ``slots`` tags' backends (where only the
+    replica holding the tag passes the check) and in one over them all."""
+    tags = [f"w{k}" for k in range(slots)]
+    for tag, messages in {**{t: _worker_errors(t) for t in tags}, "any": _ANY}.items():
+        for status, message in messages.items():
+            (folder / f"{tag}-{status}.http").write_text(error_file(status, message), encoding="utf-8")
+    lines = [
+        "global", f"    maxconn {_max_connections()}", "",
+        # The container's resolver (compose's DNS), asked every 2 s: a replica restarted at another address, or
+        # one more, is a server again within seconds; an address DNS stopped giving is dropped as soon.
+        "resolvers compose", f"    nameserver dns {nameserver}" if nameserver else "    parse-resolv-conf",
+        "    resolve_retries 3", "    timeout resolve 1s", "    timeout retry 1s",
+        *(f"    hold {what} 2s" for what in ("valid", "other", "refused", "nx", "timeout", "obsolete")), "",
+        "defaults", "    mode http", "    timeout connect 5s", "    timeout client 1h", "    timeout server 1h",
+        "    timeout tunnel 1h", f"    timeout http-keep-alive {KEEP_ALIVE_S}s", "    retries 2", "",
+        "frontend router", f"    bind {host}:{port}"]
+    for tag in tags:   # a peer's question for one tag's own part carries the tag in LOCAL_HEADER
+        lines += [f"    acl {tag} path_beg /episodes/ep_{tag}_ /v1/episodes/ep_{tag}_",
+                  f"    acl {tag} url_param(episode) -m beg ep_{tag}_",
+                  f"    acl {tag} req.hdr({LOCAL_HEADER}) -m str {tag}",
+                  f"    use_backend {tag} if {tag}"]
+    lines += ["    default_backend any", ""]
+    found = f"server-template replica {servers} {service} check resolvers compose init-addr none resolve-prefer ipv4"
+    for tag in tags:   # a replica asked for another tag's episode (checks not caught up yet) refused it: 503
+        lines += [f"backend {tag}", *_checks(tag), *_errorfiles(folder, tag),
+                  f"    http-response return status 503 content-type application/json file {folder / f'{tag}-503.json'}"
+                  " if { status 421 }", f"    {found}", ""]
+        unsure = (f"worker {tag}, which holds this episode, cannot be told apart from the other replicas yet (one "
+                  "just started or moved; the router checks every 2 s): retry shortly")
+        (folder / f"{tag}-503.json").write_text(json.dumps(_error(unsure)), encoding="utf-8")
+    lines += ["backend any", "    balance leastconn", "    option redispatch", *_checks("1"),
+              *_errorfiles(folder, "any"), f"    {found}", ""]
+    path = folder / "haproxy.cfg"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def _checks(asked: str) -> list[str]:
+    return ["    option httpchk", f"    http-check send meth GET uri /health hdr {LOCAL_HEADER} {asked}",
+            "    http-check expect status 200", "    timeout check 10s", "    default-server inter 2s fall 3 rise 1"]
 
 
 def _errorfiles(folder: Path, tag: str) -> list[str]:

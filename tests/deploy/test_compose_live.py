@@ -1,29 +1,23 @@
-"""compose.yaml running for real, checked over the gateway's published port and the container engine.
+"""compose.yaml running for real, checked over its published port and the container engine.
 
-`.ci/compose` brings the stack up (rootful Podman here) and runs this file with OFFICEWORLD_LIVE_URL (the
-gateway), OFFICEWORLD_LIVE_ENGINE (podman or docker), OFFICEWORLD_LIVE_PROJECT (the compose project) and
-OFFICEWORLD_LIVE_COMPOSE (the compose command line). Without OFFICEWORLD_LIVE_URL it is skipped; with it,
-anything else missing fails. It stops and starts the crm container and starts the agent profile.
+`.ci/compose` brings the stack up (rootful Podman here, the gateway scaled to 2 replicas behind the router of
+compose.scale.yaml) and runs this file with the settings tests/compose_stack.py reads; without
+OFFICEWORLD_LIVE_URL it is skipped, with it anything else missing fails. It stops and starts the crm container
+and starts the agent profile. test_compose_scale_live.py checks the replicas themselves.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shlex
-import shutil
-import subprocess
-import time
-from dataclasses import dataclass
 
 import httpx
 import pytest
+from compose_stack import LIVE, wait_for
 from surfaces import CONTROL, mcp_session
 
 from simulator.store.registry import service_apps
 
-LIVE = os.environ.get("OFFICEWORLD_LIVE_URL", "").rstrip("/")
 pytestmark = pytest.mark.skipif(not LIVE, reason="no live compose stack (OFFICEWORLD_LIVE_URL; .ci/compose sets it)")
 
 # Run in the app containers: the routes they have, and whether an address outside answers.
@@ -36,64 +30,6 @@ except OSError as error:
     out = type(error).__name__ + ': ' + str(error)
 print(json.dumps({'default_route': '00000000' in routes, 'outside': out}))
 """
-
-
-@dataclass
-class Stack:
-    url: str
-    engine: str
-    project: str
-    compose: list[str]
-
-    def container(self, service: str) -> str:
-        names = self.run(self.engine, "ps", "--all", "--format", "{{.Names}}",
-                         "--filter", f"label=com.docker.compose.project={self.project}",
-                         "--filter", f"label=com.docker.compose.service={service}").split()
-        assert len(names) == 1, f"expected one {service} container of project {self.project}, found {names}"
-        return names[0]
-
-    def exec(self, service: str, *argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-        flags = [f"--env={k}={v}" for k, v in (env or {}).items()]
-        return subprocess.run([self.engine, "exec", *flags, self.container(service), *argv], capture_output=True,
-                              text=True, timeout=120)
-
-    def run(self, *argv: str, env: dict[str, str] | None = None) -> str:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})})
-        assert done.returncode == 0, f"{shlex.join(argv)} failed: {done.stderr[-2000:]}"
-        return done.stdout
-
-    def episode(self) -> dict:
-        response = httpx.post(f"{self.url}/v1/episodes", json={}, headers=CONTROL, timeout=60)
-        assert response.status_code == 201, response.text
-        return response.json()
-
-    def info(self, episode: dict) -> dict:
-        return httpx.get(f"{self.url}/v1/episodes/{episode['id']}", headers=CONTROL, timeout=60).json()
-
-
-def wait_for(what: str, check, timeout: float = 120.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        assert time.monotonic() < deadline, f"timed out after {timeout:.0f} s waiting for {what}"
-        time.sleep(1)
-
-
-@pytest.fixture(scope="module")
-def stack() -> Stack:
-    names = ("OFFICEWORLD_LIVE_ENGINE", "OFFICEWORLD_LIVE_PROJECT", "OFFICEWORLD_LIVE_COMPOSE")
-    missing = [name for name in names if not os.environ.get(name)]
-    if missing:
-        pytest.fail(f"OFFICEWORLD_LIVE_URL is set but not {', '.join(missing)}")
-    engine = shutil.which(os.environ["OFFICEWORLD_LIVE_ENGINE"])
-    if engine is None:
-        pytest.fail(f"the container engine {os.environ['OFFICEWORLD_LIVE_ENGINE']} is not installed")
-    stack = Stack(LIVE, engine, os.environ["OFFICEWORLD_LIVE_PROJECT"], shlex.split(os.environ["OFFICEWORLD_LIVE_COMPOSE"]))
-    # The apps may still be starting (podman-compose does not wait on healthchecks): wait for a ready episode.
-    wait_for("an episode whose every app service answers", lambda: stack.episode()["status"] == "ready", 180)
-    return stack
 
 
 def test_every_app_runs_in_its_own_container_behind_the_gateway(stack):
