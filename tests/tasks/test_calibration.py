@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from stand_in_model import StandIn
 from typer.testing import CliRunner
 
 from simulator.cli.tasks import cli
@@ -31,30 +30,13 @@ def careful(work: str) -> str:
 @pytest.fixture
 def endpoint():
     """An OpenAI-compatible /v1/chat/completions on 127.0.0.1: model "careful" follows the rule, "lax" passes all."""
-    asked: list[dict] = []
+    def judge(body: dict) -> str:
+        work = re.search(r"<work>\n(.*)\n</work>", body["messages"][1]["content"], re.S).group(1)
+        verdict = careful(work) if body["model"] == "careful" else "pass"
+        return json.dumps({"verdict": verdict, "reason": f"rule said {verdict}"})
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 (http.server's name)
-            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-            asked.append(body)
-            work = re.search(r"<work>\n(.*)\n</work>", body["messages"][1]["content"], re.S).group(1)
-            verdict = careful(work) if body["model"] == "careful" else "pass"
-            content = json.dumps({"verdict": verdict, "reason": f"rule said {verdict}"})
-            reply = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]}).encode()
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(reply)))
-            self.end_headers()
-            self.wfile.write(reply)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1", asked
-    server.shutdown()
-    server.server_close()
+    with StandIn(judge) as stand_in:
+        yield stand_in.url, stand_in.requests
 
 
 def _agreement(monkeypatch, tmp_path, url: str, model: str):
