@@ -7,7 +7,8 @@ as in Gmail, that never forwards). Its criteria are one Gmail search (``query``)
 messages only, so a filter picks exactly what searching for it finds. Forwarding goes to a person of the
 company only (Gmail forwards only to addresses the owner has confirmed): the forwarded copy is the same message,
 delivered to that person's inbox; filters do not act on mail a filter forwarded, so two filters cannot loop.
-Not yet: filters in a world's files (a world starts with none), and "never send to spam" and categories.
+A world's files can hold filters too (``mail/mailboxes.yaml``, per person; ``apps/mail/world.py``).
+Not yet: "never send to spam" and categories.
 """
 
 from __future__ import annotations
