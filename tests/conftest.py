@@ -7,10 +7,12 @@ per-run folder rather than the user's cache.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -28,6 +30,21 @@ os.environ["OFFICEWORLD_TOKEN"] = TOKEN
 # The generated corpus (scenarios/) is written on a catalog's first listing: the tests of the corpus ask for it
 # (tests/scenarios/); every other test lists the written suites only.
 os.environ["OFFICEWORLD_CORPUS"] = "off"
+
+
+def _patient(call):
+    """``call`` waiting up to 60 s unless the test says otherwise: httpx's 5 s default failed tests on a busy CI
+    machine (an episode's creation waited behind other work), and no test means to time the server."""
+    @functools.wraps(call)
+    def patient(*args, **kwargs):
+        kwargs.setdefault("timeout", 60)
+        return call(*args, **kwargs)
+    return patient
+
+
+# The tests' own one-off calls (httpx.get(...), 106 of them); every product module passes its own timeout.
+for _name in ("get", "post", "put", "patch", "delete", "request"):
+    setattr(httpx, _name, _patient(getattr(httpx, _name)))
 
 
 @pytest.fixture

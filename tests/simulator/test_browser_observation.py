@@ -131,7 +131,7 @@ def test_the_runner_offers_the_browser_and_shows_the_model_its_screenshot(server
     policy = Looks()
 
     async def run():
-        async with AsyncClient(server, TOKEN) as ow, httpx.AsyncClient() as http:
+        async with AsyncClient(server, TOKEN) as ow, httpx.AsyncClient(timeout=60) as http:
             return await rollout(ow, http, policy, TASK["id"], 0, observation="pixels")
     done = asyncio.run(run())
     assert done.failure is None and done.counts == {}, (done.failure, done.detail, done.counts)
