@@ -1,4 +1,4 @@
-"""A stand-in OpenAI-compatible chat endpoint on 127.0.0.1 (a free port), for model-backed co-workers.
+"""A stand-in OpenAI-compatible chat endpoint on 127.0.0.1 (a free port), for model-backed co-workers and judges.
 
 ``answer`` turns each request's JSON body into the reply's text; every body is kept in ``requests``.
 """
@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
@@ -52,3 +53,13 @@ class StandIn:
 def actions(*items: dict) -> str:
     """A reply proposing ``items`` (``{"op", "args"}``)."""
     return json.dumps({"actions": list(items)})
+
+
+def judge_by(rule: Callable[[str], str]) -> Callable[[dict], str]:
+    """A judge's answer: model "careful" gives ``rule``'s verdict on the ``<work>`` the judge was shown, any other
+    model ("lax") passes everything."""
+    def judge(body: dict) -> str:
+        work = re.search(r"<work>\n(.*)\n</work>", body["messages"][1]["content"], re.S).group(1)
+        verdict = rule(work) if body["model"] == "careful" else "pass"
+        return json.dumps({"verdict": verdict, "reason": f"rule said {verdict}"})
+    return judge

@@ -4,10 +4,9 @@ reports accuracy and false positives on the labelled set, and only a judge at th
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
-from stand_in_model import StandIn
+from stand_in_model import StandIn, judge_by
 from typer.testing import CliRunner
 
 from simulator.cli.tasks import cli
@@ -30,12 +29,7 @@ def careful(work: str) -> str:
 @pytest.fixture
 def endpoint():
     """An OpenAI-compatible /v1/chat/completions on 127.0.0.1: model "careful" follows the rule, "lax" passes all."""
-    def judge(body: dict) -> str:
-        work = re.search(r"<work>\n(.*)\n</work>", body["messages"][1]["content"], re.S).group(1)
-        verdict = careful(work) if body["model"] == "careful" else "pass"
-        return json.dumps({"verdict": verdict, "reason": f"rule said {verdict}"})
-
-    with StandIn(judge) as stand_in:
+    with StandIn(judge_by(careful)) as stand_in:
         yield stand_in.url, stand_in.requests
 
 
