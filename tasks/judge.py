@@ -19,6 +19,7 @@ import json
 import threading
 from typing import TYPE_CHECKING
 
+from apps.kit.chat import ChatError, completion
 from apps.kit.settings import settings
 from tasks import calibration
 from tasks.checks import CheckResult, Grading
@@ -108,14 +109,10 @@ class Judge:
                     {"role": "user", "content": f"Rubric: {rubric}\nReference: {reference}\n<work>\n{work}\n</work>"}]
         body = {"model": self.model, "messages": messages, "temperature": 0,
                 "response_format": {"type": "json_object"}}
-        import httpx
-
         try:
-            response = self.client.post(f"{self.base_url}/chat/completions", json=body)
-            response.raise_for_status()
-            content = response.json()["choices"][0]["message"]["content"]
-        except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as exc:
-            return CheckResult("error", f"the judge gave no usable reply: {type(exc).__name__}: {exc}")
+            content = completion(self.client, self.base_url, body)
+        except ChatError as exc:
+            return CheckResult("error", f"the judge gave no usable reply: {exc}")
         return verdict(content)
 
 

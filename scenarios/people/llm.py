@@ -22,6 +22,7 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from apps.kit.chat import ChatError, completion
 from apps.kit.settings import settings
 from scenarios.people.cache import ReplyCache, key
 from scenarios.people.model import Delay, Npc
@@ -51,16 +52,12 @@ class Endpoint:
         self.client = client or httpx.Client(timeout=timeout, headers=headers)
 
     def ask(self, model: str, messages: list[dict], seed: int) -> str:
-        import httpx
-
         body = {"model": model, "messages": messages, "temperature": 0, "seed": seed,
                 "response_format": {"type": "json_object"}}
         try:
-            response = self.client.post(f"{self.base_url}/chat/completions", json=body)
-            response.raise_for_status()
-            content = response.json()["choices"][0]["message"]["content"]
-        except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as exc:
-            raise ModelError(f"{type(exc).__name__}: {exc}") from None
+            content = completion(self.client, self.base_url, body)
+        except ChatError as exc:
+            raise ModelError(str(exc)) from None
         if not isinstance(content, str):
             raise ModelError("the reply has no text")
         return content
