@@ -136,16 +136,16 @@ class Key(Args):
     key: str = Field(description="A key such as 'Enter', 'Tab' or 'Control+a', pressed on the focused element")
 
 
-PIXEL_TOOLS: dict[str, tuple[type[Args], str]] = {
-    "browser_goto": (Goto, "Open a page of the apps' GUI."),
+PIXEL_TOOLS: dict[str, tuple[type[Args], str]] = {   # aimed by mark, text or point; the rest as in TOOLS
+    "browser_goto": TOOLS["browser_goto"],
     "browser_click": (Aim, "Click an element by its mark, its text, or a point."),
     "browser_fill": (FillAt, "Type text into a field by its mark, its label, or a point."),
     "browser_select": (SelectAt, "Choose an option of a drop-down by its mark or label."),
     "browser_check": (CheckAt, "Tick or untick a checkbox by its mark or label."),
     "browser_press": (Key, "Press a key, e.g. Enter to submit a form."),
-    "browser_scroll": (Scroll, "Scroll the page."),
-    "browser_back": (Args, "Go back to the previous page."),
-    "browser_wait_for": (WaitFor, "Wait until some text shows on the page."),
+    "browser_scroll": TOOLS["browser_scroll"],
+    "browser_back": TOOLS["browser_back"],
+    "browser_wait_for": TOOLS["browser_wait_for"],
     "browser_screenshot": (Args, "Look at the page again."),
 }
 PIXEL_NOTE = " Answers with the page's URL, the operations the action caused and a screenshot."
