@@ -5,7 +5,8 @@ from __future__ import annotations
 from sqlmodel import col, delete
 
 from apps.kit import Ctx, NotFound, OperationSet
-from apps.mail import delivery, store
+from apps.kit.wire import Wire
+from apps.mail import delivery, fastpath, store
 from apps.mail import models as m
 from apps.mail import schemas as s
 
@@ -16,7 +17,7 @@ ATTACHMENT_TEXT_LIMIT = 10_000_000
 
 @ops.write(text_limit=ATTACHMENT_TEXT_LIMIT)
 def send(ctx: Ctx, to: list[str], subject: str, body: str, cc: list[str] = [], bcc: list[str] = [],
-         html_body: str | None = None, attachments: list[s.NewAttachment] = []) -> s.Message:
+         html_body: str | None = None, attachments: list[s.NewAttachment] = []) -> Wire[s.Message]:
     """Send a new message. People of the company receive it in their inbox at once.
 
     Args:
@@ -30,21 +31,22 @@ def send(ctx: Ctx, to: list[str], subject: str, body: str, cc: list[str] = [], b
     """
     msg = delivery.new_message(ctx, to, cc, bcc, subject, body, html_body)
     delivery.attach(ctx, msg, attachments)
-    return store.detail(ctx.session, delivery.deliver(ctx, msg))
+    return fastpath.message(ctx, delivery.deliver(ctx, msg))
 
 
-def _reply(ctx: Ctx, message_id: int, body: str, reply_all: bool, attachments: list[s.NewAttachment]):
+def _reply(ctx: Ctx, message_id: int, body: str, reply_all: bool,
+           attachments: list[s.NewAttachment]) -> Wire[s.Message]:
     entry = store.entry_of(ctx, message_id)
     parent = store.message_of(ctx.session, entry)
     to, cc = delivery.reply_recipients(ctx, parent, reply_all)
     text = f"{body}\n\n{delivery.quoted(ctx, parent)}"
     msg = delivery.new_message(ctx, to, cc, [], delivery.prefixed("Re:", parent.subject), text, parent=parent)
     delivery.attach(ctx, msg, attachments)
-    return store.detail(ctx.session, delivery.deliver(ctx, msg))
+    return fastpath.message(ctx, delivery.deliver(ctx, msg))
 
 
 @ops.write(text_limit=ATTACHMENT_TEXT_LIMIT)
-def reply(ctx: Ctx, message_id: int, body: str, attachments: list[s.NewAttachment] = []) -> s.Message:
+def reply(ctx: Ctx, message_id: int, body: str, attachments: list[s.NewAttachment] = []) -> Wire[s.Message]:
     """Reply to the sender of a message, in the same thread (the original is quoted below).
 
     Args:
@@ -56,7 +58,7 @@ def reply(ctx: Ctx, message_id: int, body: str, attachments: list[s.NewAttachmen
 
 
 @ops.write(text_limit=ATTACHMENT_TEXT_LIMIT)
-def reply_all(ctx: Ctx, message_id: int, body: str, attachments: list[s.NewAttachment] = []) -> s.Message:
+def reply_all(ctx: Ctx, message_id: int, body: str, attachments: list[s.NewAttachment] = []) -> Wire[s.Message]:
     """Reply to the sender and every other recipient of a message (To and Cc), in the same thread.
 
     Args:
@@ -68,7 +70,7 @@ def reply_all(ctx: Ctx, message_id: int, body: str, attachments: list[s.NewAttac
 
 
 @ops.write
-def forward(ctx: Ctx, message_id: int, to: list[str], body: str = "", cc: list[str] = []) -> s.Message:
+def forward(ctx: Ctx, message_id: int, to: list[str], body: str = "", cc: list[str] = []) -> Wire[s.Message]:
     """Forward a message, with its attachments, to new recipients.
 
     Args:
@@ -82,12 +84,12 @@ def forward(ctx: Ctx, message_id: int, to: list[str], body: str = "", cc: list[s
     text = f"{body}\n\n{delivery.forwarded(ctx, original)}".lstrip()
     msg = delivery.new_message(ctx, to, cc, [], delivery.prefixed("Fwd:", original.subject), text)
     delivery.copy_attachments(ctx, original, msg)
-    return store.detail(ctx.session, delivery.deliver(ctx, msg))
+    return fastpath.message(ctx, delivery.deliver(ctx, msg))
 
 
 @ops.write
 def create_draft(ctx: Ctx, to: list[str] = [], subject: str = "", body: str = "", cc: list[str] = [],
-                 bcc: list[str] = [], reply_to_message_id: int | None = None) -> s.Message:
+                 bcc: list[str] = [], reply_to_message_id: int | None = None) -> Wire[s.Message]:
     """Save a draft without sending it. It appears under in:drafts; send it later with send_draft.
 
     Args:
@@ -103,7 +105,7 @@ def create_draft(ctx: Ctx, to: list[str] = [], subject: str = "", body: str = ""
         parent = store.message_of(ctx.session, store.entry_of(ctx, reply_to_message_id, "reply_to_message_id"))
         subject = subject or delivery.prefixed("Re:", parent.subject)
     msg = delivery.new_message(ctx, to, cc, bcc, subject, body, parent=parent)
-    return store.detail(ctx.session, store.file_message(ctx.session, ctx.actor, msg, ["DRAFT"]))
+    return fastpath.message(ctx, store.file_message(ctx, ctx.actor, msg, ["DRAFT"]))
 
 
 def _draft(ctx: Ctx, draft_id: int) -> tuple[m.Entry, m.Message]:
@@ -139,14 +141,14 @@ def update_draft(ctx: Ctx, draft_id: int, to: list[str] | None = None, subject: 
 
 
 @ops.write
-def send_draft(ctx: Ctx, draft_id: int) -> s.Message:
+def send_draft(ctx: Ctx, draft_id: int) -> Wire[s.Message]:
     """Send a draft as it stands.
 
     Args:
         draft_id: Id of the draft.
     """
     entry, msg = _draft(ctx, draft_id)
-    return store.detail(ctx.session, delivery.deliver(ctx, msg, sender_entry=entry))
+    return fastpath.message(ctx, delivery.deliver(ctx, msg, sender_entry=entry))
 
 
 @ops.write

@@ -68,29 +68,35 @@ def check_sendable(msg: m.Message) -> None:
         raise Invalid("body: a message needs a subject or a body", field="body")
 
 
-def deliver(ctx: Ctx, msg: m.Message, sender_entry: m.Entry | None = None) -> m.Entry:
-    """File ``msg`` as sent by the actor and deliver it; returns the sender's entry."""
+def deliver(ctx: Ctx, msg: m.Message, sender_entry: m.Entry | None = None) -> int:
+    """File ``msg`` as sent by the actor and deliver it; returns the id of the sender's entry (``sender_entry``,
+    a draft being sent, or a new one). Every person's thread is looked up at once (``store.threads_of``)."""
     check_sendable(msg)
     msg.date = ctx.now
     ctx.session.add(msg)
-    if sender_entry is None:
-        sender_entry = store.file_message(ctx.session, ctx.actor, msg, ["SENT"])
-    else:
-        store.remove_labels(ctx.session, sender_entry.id, ["DRAFT"])
-        store.add_labels(ctx.session, sender_entry.id, ["SENT"])
     people = ctx.world.people_by_email()
+    recipients = list(dict.fromkeys(msg.to + msg.cc + msg.bcc))
+    to_self = ["INBOX", "UNREAD"] if ctx.actor in recipients else []
+    colleagues = [r for r in recipients if r in people and r != ctx.actor]
+    threads = store.threads_of(ctx, [ctx.actor, *colleagues], msg)
+    if sender_entry is None:
+        sender = store.file_message(ctx, ctx.actor, msg, ["SENT", *to_self], threads)
+    else:
+        sender = sender_entry.id
+        store.remove_labels(ctx.session, sender, ["DRAFT"])
+        store.add_labels(ctx.session, sender, ["SENT", *to_self])
     arrived = []
-    for recipient in dict.fromkeys(msg.to + msg.cc + msg.bcc):
+    for recipient in recipients:
         if recipient == ctx.actor:
-            store.add_labels(ctx.session, sender_entry.id, ["INBOX", "UNREAD"])
-        elif recipient in people:
-            arrived.append(store.file_message(ctx.session, recipient, msg, ["INBOX", "UNREAD"]))
+            continue   # filed above, in their inbox too
+        if recipient in people:
+            arrived.append((recipient, store.file_message(ctx, recipient, msg, ["INBOX", "UNREAD"], threads)))
         elif recipient.endswith("@" + ctx.world.domain):
             bounce(ctx, msg, recipient)
         else:
             ctx.session.add(m.Outbound(message_id=msg.id, recipient=recipient, sent_at=ctx.now))
     filters.arrived(ctx, arrived)   # each recipient's filters act on the mail as it lands
-    return sender_entry
+    return sender
 
 
 def bounce(ctx: Ctx, original: m.Message, recipient: str) -> None:
@@ -104,7 +110,7 @@ def bounce(ctx: Ctx, original: m.Message, recipient: str) -> None:
     )
     ctx.session.add(notice)
     ctx.session.flush()
-    store.file_message(ctx.session, ctx.actor, notice, ["INBOX", "UNREAD"])
+    store.file_message(ctx, ctx.actor, notice, ["INBOX", "UNREAD"])
 
 
 def reply_recipients(ctx: Ctx, msg: m.Message, reply_all: bool) -> tuple[list[str], list[str]]:

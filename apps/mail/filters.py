@@ -88,19 +88,22 @@ def _forward(ctx: Ctx, entry: m.Entry, to: str) -> None:
     """The message itself, delivered to ``to``'s inbox (unless they already hold it); their filters do not run."""
     held = ctx.session.exec(select(m.Entry).where(m.Entry.owner == to, m.Entry.message_id == entry.message_id))
     if held.first() is None:
-        store.file_message(ctx.session, to, store.message_of(ctx.session, entry), ["INBOX", "UNREAD"])
+        store.file_message(ctx, to, store.message_of(ctx.session, entry), ["INBOX", "UNREAD"])
 
 
-def arrived(ctx: Ctx, entries: list[m.Entry]) -> None:
-    """Run each owner's filters, in the order they were made, on the entries just delivered to them."""
-    if not entries:
-        return
-    ctx.session.flush()
+def arrived(ctx: Ctx, entries: list[tuple[str, int]]) -> None:
+    """Run each owner's filters, in the order they were made, on the entries just delivered to them
+    (``(owner, entry id)`` pairs); one statement finds every owner's filters."""
     owners: dict[str, list[int]] = {}
-    for entry in entries:
-        owners.setdefault(entry.owner, []).append(entry.id)
+    for owner, entry_id in entries:
+        owners.setdefault(owner, []).append(entry_id)
+    if not owners:
+        return
+    made: dict[str, list[m.Filter]] = {}
+    for f in ctx.session.exec(select(m.Filter).where(col(m.Filter.owner).in_(owners)).order_by(col(m.Filter.id))):
+        made.setdefault(f.owner, []).append(f)
     for owner, ids in owners.items():
-        for f in ctx.session.exec(select(m.Filter).where(m.Filter.owner == owner).order_by(col(m.Filter.id))):
+        for f in made.get(owner, []):
             act(ctx, f, matching(ctx, owner, f, ids), forward=True)
 
 

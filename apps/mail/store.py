@@ -83,28 +83,41 @@ def base_subject(subject: str) -> str:
     return _SUBJECT_PREFIX.sub("", subject).strip()
 
 
-def thread_for(session: Session, owner: str, message: m.Message) -> int:
-    """The owner's thread this message belongs to (by In-Reply-To/References), or a new one."""
-    refs = [r for r in [message.in_reply_to, *message.references.split()] if r]
-    if refs:
-        found = session.exec(
-            select(col(m.Entry.thread_id)).join(m.Message, col(m.Message.id) == col(m.Entry.message_id))
-            .where(col(m.Entry.owner) == owner, col(m.Message.rfc_id).in_(refs))
-        ).first()
-        if found is not None:
-            return found
-    thread = m.Thread(owner=owner, subject=base_subject(message.subject))
-    session.add(thread)
-    session.flush()
-    return thread.id
+def threads_of(ctx: Ctx, owners: list[str], message: m.Message) -> dict[str, int]:
+    """Each owner's thread that ``message`` answers or references (In-Reply-To, References), for the owners who
+    hold one of those messages: the thread of their first entry of the first such Message-ID in sort order, as
+    the seed files it (``seed._Rows._thread``). One statement for every owner."""
+    refs = sorted({r for r in [message.in_reply_to, *message.references.split()] if r})
+    if not refs or not owners:
+        return {}
+    sql = (f"select e.owner, e.thread_id from mail_entry e join mail_message m on m.id = e.message_id"
+           f" where e.owner in ({_marks(owners)}) and m.rfc_id in ({_marks(refs)}) order by m.rfc_id desc, e.id desc")
+    return dict(ctx.sql.execute(sql, [*owners, *refs]).fetchall())   # the last row of an owner wins: the first
 
 
-def file_message(session: Session, owner: str, message: m.Message, labels: list[str]) -> m.Entry:
-    entry = m.Entry(owner=owner, message_id=message.id, thread_id=thread_for(session, owner, message))
-    session.add(entry)
-    session.flush()
-    session.add_all(m.EntryLabel(entry_id=entry.id, label=label) for label in dict.fromkeys(labels))  # a new entry has none
+def file_message(ctx: Ctx, owner: str, message: m.Message, labels: list[str],
+                 threads: dict[str, int] | None = None) -> int:
+    """File ``message`` (already written) in ``owner``'s mailbox with ``labels``, in the owner's thread it
+    answers (``threads``, as ``threads_of`` gives, which it asks when not given), else a new one; the new
+    entry's id. Plain SQL: delivery files a message once per recipient, and the ORM's flushes were most of a
+    reply's time."""
+    if threads is None:
+        threads = threads_of(ctx, [owner], message)
+    sql = ctx.sql
+    thread = threads.get(owner)
+    if thread is None:
+        thread = sql.execute("insert into mail_thread (owner, subject) values (?, ?)",
+                             (owner, base_subject(message.subject))).lastrowid
+    entry = sql.execute("insert into mail_entry (owner, message_id, thread_id) values (?, ?, ?)",
+                        (owner, message.id, thread)).lastrowid
+    sql.executemany("insert into mail_entry_label (entry_id, label) values (?, ?)",
+                    [(entry, label) for label in dict.fromkeys(labels)])   # a new entry has none
+    assert entry is not None
     return entry
+
+
+def _marks(values: list) -> str:
+    return ", ".join("?" * len(values))
 
 
 def summaries(session: Session, entry_ids: list[int]) -> list[s.MessageSummary]:
