@@ -123,3 +123,27 @@ def test_validation_errors_name_the_field(api, episode):
         response = call(api, episode, "mail", "send", **arguments)
         assert response.status_code == 422, (arguments, response.text)
         assert response.json()["error"]["field"] == field, (arguments, response.json())
+
+
+def thread_of(store, episode, person, subject):
+    """``person``'s thread ids of the messages with ``subject``, read from the episode's database."""
+    db = store.get(episode["id"]).db("mail")
+    return [row[0] for row in db.conn.execute(
+        "select e.thread_id from mail_entry e join mail_message m on m.id = e.message_id"
+        " where e.owner = ? and m.subject = ? order by e.id", (person, subject))]
+
+
+def test_a_reply_lands_in_each_recipients_own_thread_and_new_mail_starts_one(api, store, episode):
+    original = find(api, episode, "subject:outage")[0]
+    people = ("mei@small.test", "ravi@small.test")
+    before = {p: thread_of(store, episode, p, original["subject"]) for p in people}
+    assert all(len(threads) == 1 for threads in before.values())
+    reply = call(api, episode, "mail", "reply_all", message_id=original["id"], body="Thanks both.").json()
+    for person, threads in before.items():   # everyone's copy of the reply joins their own copy of the thread
+        assert thread_of(store, episode, person, reply["subject"]) == threads
+    sent = call(api, episode, "mail", "send", to=["dana@small.test", "ravi@small.test"], subject="Offsite",
+                body="Friday?").json()
+    assert sent["labels"] == ["INBOX", "SENT", "UNREAD"]   # sent to oneself too: one copy, in the inbox as well
+    assert thread_of(store, episode, "dana@small.test", "Offsite") == [sent["thread_id"]]
+    [new] = thread_of(store, episode, "ravi@small.test", "Offsite")
+    assert new not in before["ravi@small.test"] and new != sent["thread_id"]
