@@ -94,7 +94,7 @@ def create_opportunity(ctx: Ctx, fields: s.OpportunityCreate, probability: int |
 
 @ops.write
 def update_opportunity(ctx: Ctx, opportunity_id: int, fields: s.OpportunityUpdate, probability: int | None = None,
-                       owner: str | None = None) -> s.OpportunityDetail:
+                       owner: str | None = None) -> Wire[s.OpportunityDetail]:
     """Change an opportunity; fields left out keep their value. Only its owner or their managers may.
 
     A new stage resets the probability to the stage's default unless probability is given too.
@@ -120,6 +120,6 @@ def update_opportunity(ctx: Ctx, opportunity_id: int, fields: s.OpportunityUpdat
         values["owner"] = store.person(ctx, owner)
     o.sqlmodel_update(values)
     check_opportunity(o)
-    store.stamp(ctx, o)
     track(ctx, o, before)
-    return detail(ctx, o)
+    store.stamp(ctx, o)   # one flush writes the change and its history
+    return fastpath.opportunity_detail(ctx, store.ident(o))   # what ``detail`` gives, read back in plain SQL
