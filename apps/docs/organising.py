@@ -47,11 +47,14 @@ def create_document(ctx: Ctx, name: str, text: str = "", folder_id: int | None =
         drive_id: Id of a shared drive, to create it at that drive's root.
     """
     found = fastwrite.create_document(ctx, name, text, folder_id, drive_id)   # at the root of My Drive
-    if found is not None:
-        return found
+    return found if found is not None else fastwrite.wired(_new_document(ctx, name, text, folder_id, drive_id))
+
+
+def _new_document(ctx: Ctx, name: str, text: str, folder_id: int | None, drive_id: int | None) -> s.FileSummary:
+    """``create_document`` through the ORM: in a folder or a shared drive."""
     item = store.new_item(ctx, "document", name, folder_id, drive_id, body=text)
     store.add_revision(ctx.session, item, ctx.actor, ctx.now, text)
-    return fastwrite.wired(store.summary(ctx.session, item, ctx.actor))
+    return store.summary(ctx.session, item, ctx.actor)
 
 
 @ops.write
