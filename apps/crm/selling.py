@@ -8,6 +8,10 @@ Stage, amount and close date changes are tracked in the field history.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
 from sqlmodel import col, select
 
 from apps.crm import fastpath, store
@@ -21,7 +25,7 @@ ops = OperationSet("crm")
 TRACKED = ("stage", "amount", "close_date")
 
 
-def check_opportunity(o: m.Opportunity) -> None:
+def check_opportunity(o: m.Opportunity | _Deal) -> None:
     """The validation rules; each error names the argument to fix."""
     store.non_negative(o.amount, "amount")
     if not 0 <= o.probability <= 100:
@@ -105,11 +109,16 @@ def update_opportunity(ctx: Ctx, opportunity_id: int, fields: s.OpportunityUpdat
         probability: New chance of winning, 0-100.
         owner: Reassign to this user.
     """
-    o = store.get(ctx, m.Opportunity, opportunity_id, "opportunity_id")
-    store.check_edit(ctx, o, f"opportunity {o.id} ({o.name})")
-    before = {name: getattr(o, name) for name in TRACKED}
+    found = _update_in_sql(ctx, opportunity_id, fields, probability, owner)
+    return found if found is not None else Wire(_update(ctx, opportunity_id, fields, probability, owner)
+                                                .model_dump(mode="json"))
+
+
+def _changes(ctx: Ctx, stage: str, fields: s.OpportunityUpdate, probability: int | None,
+             owner: str | None) -> dict[str, Any]:
+    """The columns an update sets, from its arguments, for an opportunity now at ``stage``."""
     values = fields.model_dump(exclude_unset=True)
-    if values.get("stage") not in (None, o.stage) and probability is None:
+    if values.get("stage") not in (None, stage) and probability is None:
         probability = STAGE_PROBABILITY[values["stage"]]
     if probability is not None:
         values["probability"] = probability
@@ -118,8 +127,61 @@ def update_opportunity(ctx: Ctx, opportunity_id: int, fields: s.OpportunityUpdat
         values["name"] = store.required_text(values["name"], "name")
     if owner is not None:
         values["owner"] = store.person(ctx, owner)
-    o.sqlmodel_update(values)
+    return values
+
+
+def _update(ctx: Ctx, opportunity_id: int, fields: s.OpportunityUpdate, probability: int | None,
+            owner: str | None) -> s.OpportunityDetail:
+    """``update_opportunity`` through the ORM: where the plain-SQL path declines (to refuse the call)."""
+    o = store.get(ctx, m.Opportunity, opportunity_id, "opportunity_id")
+    store.check_edit(ctx, o, f"opportunity {o.id} ({o.name})")
+    before = {name: getattr(o, name) for name in TRACKED}
+    o.sqlmodel_update(_changes(ctx, o.stage, fields, probability, owner))
     check_opportunity(o)
+    store.stamp(ctx, o)
     track(ctx, o, before)
-    store.stamp(ctx, o)   # one flush writes the change and its history
-    return fastpath.opportunity_detail(ctx, store.ident(o))   # what ``detail`` gives, read back in plain SQL
+    return detail(ctx, o)
+
+
+# ``_update`` in plain SQL: the row's updatable columns (and owner) as stored, the update, the history rows.
+_EDITABLE = ("owner", "name", "amount", "close_date", "stage", "probability", "next_step", "type", "lead_source",
+             "loss_reason", "description")
+_CURRENT = f"select {', '.join(_EDITABLE)} from crm_opportunity where id = ?"
+_HISTORY = ("insert into crm_opportunity_history (opportunity_id, field, old_value, new_value, changed_by, changed_at)"
+            " values (?, ?, ?, ?, ?, ?)")
+_TIME = "%Y-%m-%d %H:%M:%S.%f"   # how the ORM stores a time in SQLite (UTC, without its zone)
+
+
+@dataclass
+class _Deal:
+    """What ``check_opportunity`` reads of an opportunity."""
+
+    amount: float | None
+    probability: int
+    close_date: date | None
+    stage: str
+    loss_reason: str | None
+
+
+def _update_in_sql(ctx: Ctx, opportunity_id: int, fields: s.OpportunityUpdate, probability: int | None,
+                   owner: str | None) -> Wire[s.OpportunityDetail] | None:
+    """``_update``'s rows and result without the ORM's objects and flushes (~0.5 ms of its ~0.7); ``None``, having
+    written nothing, for a missing opportunity or one the actor may not edit, which ``_update`` refuses.
+    ``tests/apps/crm/test_crm_fastwrite.py`` compares both, rows, change log and results, on every opportunity."""
+    conn = ctx.sql
+    row = conn.execute(_CURRENT, (opportunity_id,)).fetchone()
+    if row is None or not store.may_edit(ctx, row[0]):
+        return None
+    before = dict(zip(_EDITABLE, row))
+    before["close_date"] = None if row[3] is None else date.fromisoformat(row[3])   # as the ORM reads a date
+    values = _changes(ctx, before["stage"], fields, probability, owner)
+    after = {**before, **values}
+    check_opportunity(_Deal(**{name: after[name] for name in ("amount", "probability", "close_date", "stage",
+                                                              "loss_reason")}))
+    moment = ctx.now.strftime(_TIME)
+    stored = [v.isoformat() if isinstance(v, date) else v for v in values.values()]
+    columns = "".join(f'"{name}" = ?, ' for name in values)
+    conn.execute(f"update crm_opportunity set {columns}updated_at = ? where id = ?", (*stored, moment, opportunity_id))
+    conn.executemany(_HISTORY, [(opportunity_id, name, _text(before[name]), _text(after[name]), ctx.actor, moment)
+                                for name in TRACKED if before[name] != after[name]])
+    return fastpath.opportunity_detail(ctx, opportunity_id)
