@@ -19,6 +19,7 @@ from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm.picklists import CLOSED_STAGES, STAGE_PROBABILITY
 from apps.kit import Ctx, Invalid, OperationSet
+from apps.kit.database import day, utc_time
 from apps.kit.wire import Wire
 
 ops = OperationSet("crm")
@@ -146,7 +147,7 @@ def _update(ctx: Ctx, opportunity_id: int, fields: s.OpportunityUpdate, probabil
 # ``_update`` in plain SQL: the row's updatable columns (and owner) as stored, the update, the history rows.
 _EDITABLE = ("owner", "name", "amount", "close_date", "stage", "probability", "next_step", "type", "lead_source",
              "loss_reason", "description")
-_CURRENT = f"select {', '.join(_EDITABLE)} from crm_opportunity where id = ?"
+_CURRENT = f"select {', '.join(_EDITABLE)}, updated_at from crm_opportunity where id = ?"
 _HISTORY = ("insert into crm_opportunity_history (opportunity_id, field, old_value, new_value, changed_by, changed_at)"
             " values (?, ?, ?, ?, ?, ?)")
 _TIME = "%Y-%m-%d %H:%M:%S.%f"   # how the ORM stores a time in SQLite (UTC, without its zone)
@@ -173,15 +174,20 @@ def _update_in_sql(ctx: Ctx, opportunity_id: int, fields: s.OpportunityUpdate, p
     if row is None or not store.may_edit(ctx, row[0]):
         return None
     before = dict(zip(_EDITABLE, row))
-    before["close_date"] = None if row[3] is None else date.fromisoformat(row[3])   # as the ORM reads a date
+    before["close_date"] = day(before["close_date"])   # each value as the ORM reads it
     values = _changes(ctx, before["stage"], fields, probability, owner)
     after = {**before, **values}
     check_opportunity(_Deal(**{name: after[name] for name in ("amount", "probability", "close_date", "stage",
                                                               "loss_reason")}))
+    # As the ORM's flush: only the columns whose value changes, and no statement when none does.
+    changed = {name: value.isoformat() if isinstance(value, date) else value
+               for name, value in values.items() if value != before[name]}
     moment = ctx.now.strftime(_TIME)
-    stored = [v.isoformat() if isinstance(v, date) else v for v in values.values()]
-    columns = "".join(f'"{name}" = ?, ' for name in values)
-    conn.execute(f"update crm_opportunity set {columns}updated_at = ? where id = ?", (*stored, moment, opportunity_id))
+    if utc_time(row[-1]) != ctx.now:
+        changed["updated_at"] = moment
+    if changed:
+        columns = ", ".join(f'"{name}" = ?' for name in changed)
+        conn.execute(f"update crm_opportunity set {columns} where id = ?", (*changed.values(), opportunity_id))
     conn.executemany(_HISTORY, [(opportunity_id, name, _text(before[name]), _text(after[name]), ctx.actor, moment)
                                 for name in TRACKED if before[name] != after[name]])
     return fastpath.opportunity_detail(ctx, opportunity_id)

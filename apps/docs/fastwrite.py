@@ -31,9 +31,10 @@ _NEW_DOCUMENT = ("insert into docs_item (kind, name, owner, drive_id, parent_id,
                  " general_access, created_at, created_by, modified_at, modified_by, trashed_at, trashed_by)"
                  " values ('document', ?, ?, null, null, ?, ?, null, ?, null, ?, ?, ?, ?, null, null)")
 _EDIT = "update docs_item set body = ?, size = ?, modified_at = ?, modified_by = ? where id = ?"
-# ``store.touch``: the ORM reads the actor's activity row, then updates it or makes it.
+# ``store.touch``: the ORM reads the actor's activity row, then makes it, or updates it unless it holds that time
+# already (times are stored in one form, the ORM's, so equal text is an equal time).
 _TOUCH = ("insert into docs_activity (item_id, person, at) values (?, ?, ?)"
-          " on conflict (item_id, person) do update set at = excluded.at")
+          " on conflict (item_id, person) do update set at = excluded.at where at is not excluded.at")
 _LAST_REVISION = "select max(number) from docs_revision where item_id = ?"
 _REVISION = "insert into docs_revision (item_id, number, author, created_at, content) values (?, ?, ?, ?, ?)"
 # What ``store.summary`` reads of a new item: whether the actor starred it, whether anyone was granted it.

@@ -10,17 +10,18 @@ from apps.kit.wire import Wire
 
 
 def _written(fn, ctx, *args) -> str:
-    """The call's dumped result or error, then every row the change log says it wrote (as it is after the call),
-    as JSON text; the call is rolled back."""
+    """The call's dumped result or error, then every row the change log says it wrote (as it is after the call;
+    none for an error, which rolls the call back), as JSON text; the call is rolled back."""
     conn = ctx.db.conn
     mark = changes.mark(conn)
     assert mark is not None
     try:
         result = fn(ctx, *args)
         outcome = result.data if isinstance(result, Wire) else result.model_dump(mode="json")
-    except OpError as exc:
-        outcome = exc.to_dict()
-    conn = ctx.sql
+    except OpError as exc:   # the call is rolled back: nothing it did stays
+        ctx.finish(commit=False)
+        return json.dumps([exc.to_dict(), None])
+    conn = ctx.sql   # the session's changes too, as its commit would write them
     rows = {table: [list(conn.execute(f"select * from {table} where rowid = ?", (rowid,)).fetchone() or ())
                     for rowid in sorted(rowids)]
             for table, rowids in sorted(changes.since(conn, mark).items())}
@@ -79,10 +80,11 @@ def test_create_document_writes_and_gives_what_the_orm_path_does(store):
     folder = conn.execute("select id from docs_item where kind = 'folder' and trashed_at is null").fetchone()[0]
     drive = conn.execute("select drive_id from docs_drive_member order by drive_id").fetchone()[0]
     after = conn.execute("select max(id) + 1 from docs_item").fetchone()[0]   # the next item's id
+    now = episode.clock.now().strftime("%Y-%m-%d %H:%M:%S.%f")   # an activity at the very time: not written again
     for sql in ("insert into docs_star (item_id, person) values (?, ?)",
                 "insert into docs_permission (item_id, person, role) values (?, ?, 'viewer')",
-                "insert into docs_activity (item_id, person, at) values (?, ?, '2026-01-01 00:00:00.000000')"):
-        conn.execute(sql, (after, episode.actor))
+                "insert into docs_activity (item_id, person, at) values (?, ?, ?)"):
+        conn.execute(sql, (after, episode.actor, *([now] if "activity" in sql else [])))
     conn.commit()   # rows left by nothing an operation does: read as the ORM path reads them all the same
     kinds: dict[str, int] = {}
     for person in [p.email for p in info.people][:6]:
