@@ -8,6 +8,10 @@ Stage, amount and close date changes are tracked in the field history.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
 from sqlmodel import col, select
 
 from apps.crm import fastpath, store
@@ -15,13 +19,14 @@ from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm.picklists import CLOSED_STAGES, STAGE_PROBABILITY
 from apps.kit import Ctx, Invalid, OperationSet
+from apps.kit.database import day, utc_time
 from apps.kit.wire import Wire
 
 ops = OperationSet("crm")
 TRACKED = ("stage", "amount", "close_date")
 
 
-def check_opportunity(o: m.Opportunity) -> None:
+def check_opportunity(o: m.Opportunity | _Deal) -> None:
     """The validation rules; each error names the argument to fix."""
     store.non_negative(o.amount, "amount")
     if not 0 <= o.probability <= 100:
@@ -94,7 +99,7 @@ def create_opportunity(ctx: Ctx, fields: s.OpportunityCreate, probability: int |
 
 @ops.write
 def update_opportunity(ctx: Ctx, opportunity_id: int, fields: s.OpportunityUpdate, probability: int | None = None,
-                       owner: str | None = None) -> s.OpportunityDetail:
+                       owner: str | None = None) -> Wire[s.OpportunityDetail]:
     """Change an opportunity; fields left out keep their value. Only its owner or their managers may.
 
     A new stage resets the probability to the stage's default unless probability is given too.
@@ -105,11 +110,16 @@ def update_opportunity(ctx: Ctx, opportunity_id: int, fields: s.OpportunityUpdat
         probability: New chance of winning, 0-100.
         owner: Reassign to this user.
     """
-    o = store.get(ctx, m.Opportunity, opportunity_id, "opportunity_id")
-    store.check_edit(ctx, o, f"opportunity {o.id} ({o.name})")
-    before = {name: getattr(o, name) for name in TRACKED}
+    found = _update_in_sql(ctx, opportunity_id, fields, probability, owner)
+    return found if found is not None else Wire(_update(ctx, opportunity_id, fields, probability, owner)
+                                                .model_dump(mode="json"))
+
+
+def _changes(ctx: Ctx, stage: str, fields: s.OpportunityUpdate, probability: int | None,
+             owner: str | None) -> dict[str, Any]:
+    """The columns an update sets, from its arguments, for an opportunity now at ``stage``."""
     values = fields.model_dump(exclude_unset=True)
-    if values.get("stage") not in (None, o.stage) and probability is None:
+    if values.get("stage") not in (None, stage) and probability is None:
         probability = STAGE_PROBABILITY[values["stage"]]
     if probability is not None:
         values["probability"] = probability
@@ -118,8 +128,66 @@ def update_opportunity(ctx: Ctx, opportunity_id: int, fields: s.OpportunityUpdat
         values["name"] = store.required_text(values["name"], "name")
     if owner is not None:
         values["owner"] = store.person(ctx, owner)
-    o.sqlmodel_update(values)
+    return values
+
+
+def _update(ctx: Ctx, opportunity_id: int, fields: s.OpportunityUpdate, probability: int | None,
+            owner: str | None) -> s.OpportunityDetail:
+    """``update_opportunity`` through the ORM: where the plain-SQL path declines (to refuse the call)."""
+    o = store.get(ctx, m.Opportunity, opportunity_id, "opportunity_id")
+    store.check_edit(ctx, o, f"opportunity {o.id} ({o.name})")
+    before = {name: getattr(o, name) for name in TRACKED}
+    o.sqlmodel_update(_changes(ctx, o.stage, fields, probability, owner))
     check_opportunity(o)
     store.stamp(ctx, o)
     track(ctx, o, before)
     return detail(ctx, o)
+
+
+# ``_update`` in plain SQL: the row's updatable columns (and owner) as stored, the update, the history rows.
+_EDITABLE = ("owner", "name", "amount", "close_date", "stage", "probability", "next_step", "type", "lead_source",
+             "loss_reason", "description")
+_CURRENT = f"select {', '.join(_EDITABLE)}, updated_at from crm_opportunity where id = ?"
+_HISTORY = ("insert into crm_opportunity_history (opportunity_id, field, old_value, new_value, changed_by, changed_at)"
+            " values (?, ?, ?, ?, ?, ?)")
+_TIME = "%Y-%m-%d %H:%M:%S.%f"   # how the ORM stores a time in SQLite (UTC, without its zone)
+
+
+@dataclass
+class _Deal:
+    """What ``check_opportunity`` reads of an opportunity."""
+
+    amount: float | None
+    probability: int
+    close_date: date | None
+    stage: str
+    loss_reason: str | None
+
+
+def _update_in_sql(ctx: Ctx, opportunity_id: int, fields: s.OpportunityUpdate, probability: int | None,
+                   owner: str | None) -> Wire[s.OpportunityDetail] | None:
+    """``_update``'s rows and result without the ORM's objects and flushes (~1 ms of a ~1.1 ms call); ``None``, having
+    written nothing, for a missing opportunity or one the actor may not edit, which ``_update`` refuses.
+    ``tests/apps/crm/test_crm_fastwrite.py`` compares both, rows, change log and results, on every opportunity."""
+    conn = ctx.sql
+    row = conn.execute(_CURRENT, (opportunity_id,)).fetchone()
+    if row is None or not store.may_edit(ctx, row[0]):
+        return None
+    before = dict(zip(_EDITABLE, row))
+    before["close_date"] = day(before["close_date"])   # each value as the ORM reads it
+    values = _changes(ctx, before["stage"], fields, probability, owner)
+    after = {**before, **values}
+    check_opportunity(_Deal(**{name: after[name] for name in ("amount", "probability", "close_date", "stage",
+                                                              "loss_reason")}))
+    # As the ORM's flush: only the columns whose value changes, and no statement when none does.
+    changed = {name: value.isoformat() if isinstance(value, date) else value
+               for name, value in values.items() if value != before[name]}
+    moment = ctx.now.strftime(_TIME)
+    if utc_time(row[-1]) != ctx.now:
+        changed["updated_at"] = moment
+    if changed:
+        columns = ", ".join(f'"{name}" = ?' for name in changed)
+        conn.execute(f"update crm_opportunity set {columns} where id = ?", (*changed.values(), opportunity_id))
+    conn.executemany(_HISTORY, [(opportunity_id, name, _text(before[name]), _text(after[name]), ctx.actor, moment)
+                                for name in TRACKED if before[name] != after[name]])
+    return fastpath.opportunity_detail(ctx, opportunity_id)

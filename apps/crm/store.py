@@ -55,7 +55,12 @@ def managers_of(ctx: Ctx, email: str) -> list[str]:
 
 
 def can_edit(ctx: Ctx, record: m.Record) -> bool:
-    return ctx.actor == record.owner or ctx.actor in managers_of(ctx, record.owner)
+    return may_edit(ctx, record.owner)
+
+
+def may_edit(ctx: Ctx, owner: str) -> bool:
+    """Whether the acting user may edit a record owned by ``owner``: theirs, or a report's (at any depth)."""
+    return ctx.actor == owner or ctx.actor in managers_of(ctx, owner)
 
 
 def check_edit(ctx: Ctx, record: m.Record, what: str) -> None:

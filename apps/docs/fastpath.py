@@ -77,7 +77,7 @@ def _grants(packed: str | None) -> list[tuple]:
     return [tuple(grant.split("\x1f")) for grant in packed.split("\x1e")] if packed else []
 
 
-def _opened(ctx: Ctx, file_id: int) -> tuple[list, list, tuple, str]:
+def opened(ctx: Ctx, file_id: int) -> tuple[list, list, tuple, str]:
     """``access.require(..., "viewer", ...)``: the chain, each node's grants, the item's row and the actor's role,
     in one statement for the item and one for each folder above (as ``chain`` walks them)."""
     conn = ctx.sql
@@ -99,8 +99,8 @@ def _opened(ctx: Ctx, file_id: int) -> tuple[list, list, tuple, str]:
     return nodes, grants, item, role
 
 
-def _summary(ctx: Ctx, nodes: list, grants: list, item: tuple, role: str) -> dict:
-    """``store.summary``'s dumped form, from what ``_opened`` read."""
+def summary(ctx: Ctx, nodes: list, grants: list, item: tuple, role: str) -> dict:
+    """``store.summary``'s dumped form, from what ``opened`` read."""
     kind, mime_type, size, created_at, _, modified_at, modified_by, starred, _, drive, *_ = item
     item_id, parent_id, drive_id, owner, general, _, name = nodes[0]
     return {"id": item_id, "name": name, "type": kind, "mime_type": mime_type, "path": _path(nodes, drive),
@@ -113,8 +113,8 @@ def _summary(ctx: Ctx, nodes: list, grants: list, item: tuple, role: str) -> dic
 
 def file_detail(ctx: Ctx, file_id: int) -> Wire[s.FileDetail]:
     """``get_file``: the item's details, if the acting user may see it."""
-    nodes, grants, item, role = _opened(ctx, file_id)
-    found = _summary(ctx, nodes, grants, item, role)
+    nodes, grants, item, role = opened(ctx, file_id)
+    found = summary(ctx, nodes, grants, item, role)
     revisions, open_comments = item[10:12]
     general = None
     for node in nodes:
@@ -126,12 +126,12 @@ def file_detail(ctx: Ctx, file_id: int) -> Wire[s.FileDetail]:
 
 def content(ctx: Ctx, file_id: int) -> Wire[s.FileContent]:
     """``read_file``: the file's content as text (or base64), if the acting user may read it."""
-    nodes, grants, item, role = _opened(ctx, file_id)
+    nodes, grants, item, role = opened(ctx, file_id)
     if item[0] == "folder":
         raise Invalid(f"file_id: {nodes[0][6]!r} is a folder; use list_folder", field="file_id")
     body, data = ctx.sql.execute(_BODY, (file_id,)).fetchone()
     encoding, text = encode(data) if item[0] == "file" else ("text", body)
-    return Wire({"file": _summary(ctx, nodes, grants, item, role), "encoding": encoding, "content": text,
+    return Wire({"file": summary(ctx, nodes, grants, item, role), "encoding": encoding, "content": text,
                  "revision": item[12]})
 
 
