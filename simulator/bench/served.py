@@ -29,6 +29,32 @@ def rss_mb(pid: int | str = "self") -> float:
     return total * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def rss_by_process(pid: int) -> dict[str, float]:
+    """``rss_mb`` of a server, process by process (MB): ``server`` (one ``officeworld up``), or ``supervisor``, each
+    worker by its tag (``w0``, ``w1``: its ``OFFICEWORLD_WORKER``) and ``haproxy`` (``up --workers N``); any other
+    process below it by its name and pid. A process that ended meanwhile is left out."""
+    found = family(pid)
+    out: dict[str, float] = {}
+    for each in found:
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError, PermissionError):
+            label = _label(each, pid, len(found) > 1)
+            with open(f"/proc/{each}/statm") as f:
+                mb = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+            out[label] = out.get(label, 0.0) + mb
+    return out
+
+
+def _label(pid: int, root: int, workers: bool) -> str:
+    with open(f"/proc/{pid}/environ", "rb") as f:
+        tags = [v.split(b"=", 1)[1] for v in f.read().split(b"\0") if v.startswith(b"OFFICEWORLD_WORKER=")]
+    if tags and tags[-1]:
+        return tags[-1].decode()
+    if pid == root:
+        return "supervisor" if workers else "server"
+    name = Path(f"/proc/{pid}/comm").read_text().strip()
+    return name if name == "haproxy" else f"{name}-{pid}"
+
+
 def family(pid: int) -> list[int]:
     """``pid`` and every process below it (``/proc/PID/task/*/children``)."""
     found, todo = [], [pid]

@@ -65,6 +65,11 @@ def workers_process(world: str, workers: int, env: dict, timeout: float = 300.0)
         log.close()
 
 
+def worker_of(episode: str) -> str:
+    """The tag of the worker an episode id names (``ep_w1_...``: ``w1``); ``w0`` for one server's (``ep_...``)."""
+    return episode.split("_")[1] if episode.count("_") == 2 else "w0"
+
+
 def _all_up(url: str, workers: int) -> bool:
     try:
         health = httpx.get(f"{url}/health", timeout=5).json()
@@ -107,7 +112,7 @@ async def _saturate(url: str, pid: int, token: str, world: str, episodes: int, s
         conn.close()
     spread: dict[str, int] = {}
     for agent in agents:
-        tag = agent.episode.split("_")[1] if agent.episode.count("_") == 2 else "w0"
+        tag = worker_of(agent.episode)
         spread[tag] = spread.get(tag, 0) + 1
     return {"rest": {k: rest[k] for k in KEPT}, "mcp": {k: mcp[k] for k in KEPT}, "episodes_per_worker": spread}
 

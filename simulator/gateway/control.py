@@ -484,7 +484,7 @@ def control_router(store: EpisodeStore, catalog: Catalog, token: str | None = No
         ``task``: that task's rollouts side by side. ``diffs=false`` skips replaying the writes."""
         if not viewer:
             from simulator.viewer.served import Viewer
-            viewer.append(Viewer(store.trajectory_dir))
+            viewer.append(Viewer(store.trajectory_dir, store.worker))   # a worker's spans every worker's files
         html = viewer[0].page(episode, task, diffs)
         return Response(html, media_type="text/html; charset=utf-8")
 

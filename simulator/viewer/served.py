@@ -1,5 +1,11 @@
 """The server's viewer pages (``GET /v1/view``): the trajectory folder's rollouts, one episode, or one task's rollouts.
 
+A worker of ``officeworld up --workers N`` (or a replica of compose's scaled gateway) keeps its files in
+``<folder>/<tag>``, the other workers theirs beside it (``simulator.service.shards``): its viewer lists the
+folder above, so that whichever worker answers, the listing and a task's rollouts span every worker's
+episodes, and an episode is found in the folder of the worker its id names (``ep_w1_...``: ``w1/``; the router sends
+``?episode=`` to that worker).
+
 Replay for the state diffs runs on a store of the viewer's own that keeps no files, so viewing never adds a
 file to the folder it lists; it and its task catalog are made on the first page that needs them.
 """
@@ -17,11 +23,22 @@ from simulator.viewer.episode import episode_view
 from simulator.viewer.render import page, queries
 
 _ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
+_TAGGED = re.compile(r"ep_(w[0-9]{1,3})_")   # an id a worker made names it (``simulator.store.episodes``)
+
+
+def viewed_folder(folder: Path | None, worker: str = "") -> Path | None:
+    """What the viewer lists: the server's trajectory folder, or, for worker ``worker`` whose folder is
+    ``<root>/<worker>``, the root that holds every worker's."""
+    if folder is not None and worker and folder.name == worker:
+        return folder.parent
+    return folder
 
 
 class Viewer:
-    def __init__(self, folder: Path | None):
-        self.folder = folder
+    def __init__(self, folder: Path | None, worker: str = ""):
+        """``folder``: the server's trajectory folder (``None``: it keeps none); ``worker``: its tag when it is
+        one worker of several (``viewed_folder``)."""
+        self.folder = viewed_folder(folder, worker)
         self._replayer: tuple[Any, Any] | None = None
         self._lock = threading.Lock()
 
@@ -45,8 +62,10 @@ class Viewer:
         if not _ID.fullmatch(episode) or episode.startswith("."):
             raise Invalid("episode: not an episode id (letters, digits, '_', '-', '.')", field="episode")
         assert self.folder is not None
-        path = self.folder / f"{episode}.jsonl"
-        if not path.is_file():
+        tagged = _TAGGED.match(episode)
+        places = [self.folder, *([self.folder / tagged.group(1)] if tagged else [])]
+        path = next((p for p in (place / f"{episode}.jsonl" for place in places) if p.is_file()), None)
+        if path is None:
             raise NotFound(f"episode: no trajectory file for {episode!r}", field="episode")
         try:
             return read(path)

@@ -33,7 +33,7 @@ def test_the_load_run_reports_paced_and_saturation_runs_cpu_and_memory():
     assert report["paced"]["rest"]["offered_per_s"] == 30 and report["paced"]["mcp"]["offered_per_s"] == 20
     assert {"late_calls", "send_lag_p99_ms"} <= set(report["paced"]["mcp"])
     assert set(report["memory_mb"]) >= {"start", "peak", "after_delete", "after_vs_start_pct"}
-    assert report["memory_mb"]["peak"] >= report["memory_mb"]["start"] > 0
+    assert report["memory_mb"]["peak"] >= report["memory_mb"]["start"] > 0 and "per_process" not in report["memory_mb"]
     assert set(report["targets_met"]) == {"rest_500_per_s", "mcp_300_per_s", "p99_under_200ms", "no_errors",
                                           "no_dropped_session", "memory_within_10pct"}
     assert not report["targets_met"]["rest_500_per_s"]   # judged on the paced run: 30 calls/s offered is short of 500
@@ -78,10 +78,11 @@ def test_the_write_mix_runs_sessions_that_read_and_write_over_fresh_episodes_and
             assert set(figures) >= RUN, (kind, surface, figures)
             # every call answered, the writes included (a failed append would count as an error)
             assert figures["calls"] > 0 and figures["errors"] == 0 and figures["dropped"] == 0, (kind, surface, figures)
-    assert report["warm_up"] == {"rest": "7 of 7 calls answered", "mcp": "7 of 7 calls answered"}
+    assert report["warm_up"] == {"rest": "7 of 7 calls answered", "mcp": "7 of 7 calls answered", "episodes": 1,
+                                 "episodes_per_worker": {"w0": 1}}
     assert set(report["memory_mb"]) >= {"start", "peak", "loaded", "after_delete", "after_vs_start_pct",
                                         "server_busy_after_delete_s"}
-    assert report["memory_mb"]["peak"] >= report["memory_mb"]["start"] > 0
+    assert report["memory_mb"]["peak"] >= report["memory_mb"]["start"] > 0 and "per_process" not in report["memory_mb"]
     assert set(report["targets_met"]) == {"rest_300_per_s", "mcp_300_per_s", "p99_under_500ms", "no_errors",
                                           "no_dropped_session", "memory_within_10pct"}
     assert not report["targets_met"]["rest_300_per_s"]   # 12 calls/s offered is short of 300
@@ -110,8 +111,22 @@ def test_the_write_mix_runs_against_workers_behind_haproxy():
         for surface in ("rest", "mcp"):
             figures = report[kind][surface]
             assert figures["calls"] > 0 and figures["errors"] == 0 and figures["dropped"] == 0, (kind, surface, figures)
+    # The warm-up ran the session on every worker before the start was read (the router alternates between idle
+    # workers, so two episodes did), each a step per call
+    warm_up = report["warm_up"]
+    assert set(warm_up["episodes_per_worker"]) == {"w0", "w1"}
+    assert warm_up["episodes"] == sum(warm_up["episodes_per_worker"].values()) >= 2
+    calls = 7 * warm_up["episodes"]
+    assert warm_up["rest"] == warm_up["mcp"] == f"{calls} of {calls} calls answered"
     files = report["trajectory_files"]
-    # 1 warm-up episode + 4 over REST + 4 over MCP, spread over both workers' folders, a step line per call
-    assert files["files"] == 9 and files["folders"] == 2
+    # the warm-up's episodes + 4 over REST + 4 over MCP, spread over both workers' folders, a step line per call
+    assert files["files"] == warm_up["episodes"] + 8 and files["folders"] == 2
     assert files["step_lines"] == files["calls_answered"] and files["every_answered_call_written"]
-    assert report["memory_mb"]["peak"] >= report["memory_mb"]["start"] > 0
+    memory = report["memory_mb"]
+    assert memory["peak"] >= memory["start"] > 0
+    # per process, and they add up to the whole tree's figures
+    assert set(memory["per_process"]) == {"supervisor", "w0", "w1", "haproxy"}
+    for moment in ("start", "loaded", "after_delete"):
+        parts = sum(figures[moment] for figures in memory["per_process"].values())
+        assert abs(parts - memory[moment]) < 1.0, moment
+    assert all(f["peak"] >= f["start"] > 0 for f in memory["per_process"].values())

@@ -80,6 +80,11 @@ class Cluster:
                 return pid
         raise AssertionError(f"no worker {tag} among {children}")
 
+    def worker_port(self, tag: str) -> int:
+        """The loopback port worker ``tag`` serves on (its command line's ``--port``)."""
+        command = Path(f"/proc/{self.worker_pid(tag)}/cmdline").read_bytes().decode().split("\0")
+        return int(command[command.index("--port") + 1])
+
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(timeout=60)
@@ -136,6 +141,25 @@ def test_episodes_on_both_workers_answer_over_rest_and_mcp_and_the_listing_spans
     assert health["episodes"] == sum(w["episodes"] for w in health["workers"].values()) >= 4
     assert {p.name for p in cluster.trajectories.iterdir()} == {"w0", "w1"}   # each worker's own folder
     assert (cluster.trajectories / "w1" / f"{by_worker['w1'][0]}.jsonl").exists()
+
+
+@needs_haproxy
+def test_the_viewer_of_either_worker_lists_every_workers_episodes(cluster):
+    """Each worker's files are in its own folder; its viewer (``/v1/view``) lists both folders, asked of each
+    worker directly (not through the router, which may pick either), and shows an episode of either worker."""
+    by_worker = _episodes_on_both(cluster)
+    every = by_worker["w0"] + by_worker["w1"]
+    for episode_id in every:
+        assert _search(cluster, episode_id).status_code == 200
+    for tag in ("w0", "w1"):
+        listing = httpx.get(f"http://127.0.0.1:{cluster.worker_port(tag)}/v1/view", params={"diffs": "false"},
+                            headers=CONTROL, timeout=60)
+        assert listing.status_code == 200, listing.text
+        assert all(episode_id in listing.text for episode_id in every), tag
+    for episode_id in (by_worker["w0"][0], by_worker["w1"][0]):
+        shown = cluster.get("/v1/view", params={"episode": episode_id, "diffs": "false"})
+        assert shown.status_code == 200 and f"episode {episode_id}" in shown.text
+        assert "mail.search" in shown.text   # its step, from the file in its worker's folder
 
 
 @needs_haproxy
