@@ -19,7 +19,7 @@ from apps.crm import models as m
 from apps.crm import schemas as s
 from apps.crm.picklists import CLOSED_STAGES, STAGE_PROBABILITY
 from apps.kit import Ctx, Invalid, OperationSet
-from apps.kit.database import day, utc_time
+from apps.kit.database import day, stored_time, utc_time
 from apps.kit.wire import Wire
 
 ops = OperationSet("crm")
@@ -150,7 +150,6 @@ _EDITABLE = ("owner", "name", "amount", "close_date", "stage", "probability", "n
 _CURRENT = f"select {', '.join(_EDITABLE)}, updated_at from crm_opportunity where id = ?"
 _HISTORY = ("insert into crm_opportunity_history (opportunity_id, field, old_value, new_value, changed_by, changed_at)"
             " values (?, ?, ?, ?, ?, ?)")
-_TIME = "%Y-%m-%d %H:%M:%S.%f"   # how the ORM stores a time in SQLite (UTC, without its zone)
 
 
 @dataclass
@@ -182,7 +181,7 @@ def _update_in_sql(ctx: Ctx, opportunity_id: int, fields: s.OpportunityUpdate, p
     # As the ORM's flush: only the columns whose value changes, and no statement when none does.
     changed = {name: value.isoformat() if isinstance(value, date) else value
                for name, value in values.items() if value != before[name]}
-    moment = ctx.now.strftime(_TIME)
+    moment = stored_time(ctx.now)
     if utc_time(row[-1]) != ctx.now:
         changed["updated_at"] = moment
     if changed:

@@ -23,10 +23,10 @@ from apps.docs import schemas as s
 from apps.docs.access import RANK
 from apps.docs.store import clean_name
 from apps.kit import Ctx
+from apps.kit.database import stored_time
 from apps.kit.wire import Wire, time
 
 M = TypeVar("M", bound=BaseModel)
-_TIME = "%Y-%m-%d %H:%M:%S.%f"   # how the ORM stores a time in SQLite (UTC, without its zone)
 _NEW_DOCUMENT = ("insert into docs_item (kind, name, owner, drive_id, parent_id, mime_type, body, content, size,"
                  " general_access, created_at, created_by, modified_at, modified_by, trashed_at, trashed_by)"
                  " values ('document', ?, ?, null, null, ?, ?, null, ?, null, ?, ?, ?, ?, null, null)")
@@ -61,7 +61,7 @@ def create_document(ctx: Ctx, name: str, text: str, folder_id: int | None,
     """``create_document`` at the root of the actor's My Drive; ``None`` for another place."""
     if folder_id is not None or drive_id is not None:
         return None
-    name, conn, moment, size = clean_name(name), ctx.sql, ctx.now.strftime(_TIME), len(text.encode())
+    name, conn, moment, size = clean_name(name), ctx.sql, stored_time(ctx.now), len(text.encode())
     mime_type = m.MIME_OF_KIND["document"]
     item_id = conn.execute(_NEW_DOCUMENT, (name, ctx.actor, mime_type, text, size, moment, ctx.actor, moment,
                                            ctx.actor)).lastrowid
@@ -81,7 +81,7 @@ def append_to_document(ctx: Ctx, file_id: int, text: str) -> Wire[s.FileContent]
     if RANK[role] < RANK["editor"] or item[0] != "document" or any(n[5] is not None for n in nodes) \
             or not text.strip():
         return None
-    conn, moment = ctx.sql, ctx.now.strftime(_TIME)
+    conn, moment = ctx.sql, stored_time(ctx.now)
     body = conn.execute("select body from docs_item where id = ?", (file_id,)).fetchone()[0].rstrip("\n")
     text = f"{body}\n\n{text}" if body else text
     size = len(text.encode())

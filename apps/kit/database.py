@@ -131,6 +131,11 @@ def digest_connection(conn: sqlite3.Connection) -> str:
     return total.hexdigest()
 
 
+def stored_time(moment: datetime) -> str:
+    """A time as the ORM stores it in SQLite (UTC, without its zone), for plain SQL that writes one."""
+    return (moment.astimezone(timezone.utc) if moment.tzinfo else moment).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
 def utc_time(text: str | None) -> datetime | None:
     """A time column read with plain SQL, as the ORM gives it: aware, in UTC (stored without its zone)."""
     return None if text is None else datetime.fromisoformat(text).replace(tzinfo=timezone.utc)

@@ -13,7 +13,8 @@ from zoneinfo import ZoneInfo
 from sqlmodel import col, select
 
 from apps.kit import Ctx, Invalid
-from apps.mail import filters, store
+from apps.kit.database import stored_time
+from apps.mail import filters, seed, store
 from apps.mail import models as m
 from apps.mail import schemas as s
 from apps.mail.rendering import body_text
@@ -23,6 +24,9 @@ MAILER_DAEMON = "mailer-daemon"
 
 def new_message(ctx: Ctx, to: list[str], cc: list[str], bcc: list[str], subject: str, body: str,
                 html: str | None = None, parent: m.Message | None = None) -> m.Message:
+    """A new message from the actor, written in one plain insert: its id is the next one, as SQLite would give
+    it, so that its Message-ID names it in the same row. The message returned is not in the session: what
+    changes it afterwards goes through SQL."""
     msg = m.Message(
         rfc_id="", sender=ctx.actor, sender_name=_name(ctx),
         to_addrs=m.join_addresses(store.check_addresses("to", to)),
@@ -32,12 +36,18 @@ def new_message(ctx: Ctx, to: list[str], cc: list[str], bcc: list[str], subject:
         in_reply_to=parent.rfc_id if parent else None,
         references=" ".join(filter(None, [parent.references, parent.rfc_id])) if parent else "",
     )
-    ctx.session.add(msg)
-    ctx.session.flush()
+    sql = ctx.sql
+    msg.id = sql.execute("select coalesce(max(id), 0) + 1 from mail_message").fetchone()[0]
     # The Message-ID names the sender's own mail domain, as every mail server writes it: an outsider's is theirs.
     local, _, domain = ctx.actor.partition("@")
     msg.rfc_id = f"<{ctx.now:%Y%m%d%H%M%S}.{msg.id}.{local}@{domain or ctx.world.domain}>"
+    sql.execute(_INSERT_MESSAGE, [stored_time(v) if isinstance(v, datetime) else v
+                                  for v in (getattr(msg, column) for column in _MESSAGE_COLUMNS)])
     return msg
+
+
+_MESSAGE_COLUMNS = [column.name for column in getattr(m.Message, "__table__").columns]
+_INSERT_MESSAGE = seed.insert_statement(m.Message)
 
 
 def _name(ctx: Ctx) -> str:
@@ -72,8 +82,8 @@ def deliver(ctx: Ctx, msg: m.Message, sender_entry: m.Entry | None = None) -> in
     """File ``msg`` as sent by the actor and deliver it; returns the id of the sender's entry (``sender_entry``,
     a draft being sent, or a new one). Every person's thread is looked up at once (``store.threads_of``)."""
     check_sendable(msg)
-    msg.date = ctx.now
-    ctx.session.add(msg)
+    if sender_entry is not None:   # a draft (in the session) is dated when it is sent; a new message already is
+        msg.date = ctx.now
     people = ctx.world.people_by_email()
     recipients = list(dict.fromkeys(msg.to + msg.cc + msg.bcc))
     to_self = ["INBOX", "UNREAD"] if ctx.actor in recipients else []

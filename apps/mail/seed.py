@@ -8,18 +8,17 @@ trigger row by row. Rows, ids and threads come out as ``store.file_message`` wou
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Any
 
 from sqlmodel import Session, SQLModel
 
+from apps.kit.database import stored_time
 from apps.mail import models as m
 from apps.mail import store
 from apps.mail.records import Mailbox, MailData, MailMessage
 from apps.mail.rendering import body_text
 from worlds.model import World
 
-_TIME = "%Y-%m-%d %H:%M:%S.%f"  # how the ORM stores a time in SQLite (UTC, without its zone)
 _TRIGGER = "create trigger mail_message_ai "
 
 
@@ -30,21 +29,17 @@ def seed(session: Session, world: World) -> None:
     connection.exec_driver_sql("drop trigger mail_message_ai")
     for table, values in rows.items():
         if values:
-            connection.exec_driver_sql(_insert(table), values)
+            connection.exec_driver_sql(insert_statement(table), values)
     columns = ", ".join(m.FULLTEXT)
     connection.exec_driver_sql(f"insert into mail_message_fts (rowid, {columns}) select id, "
                                f"{', '.join(m.FULLTEXT.values()).replace('new.', '')} from mail_message")
     connection.exec_driver_sql(trigger)
 
 
-def _insert(table: type[SQLModel]) -> str:
+def insert_statement(table: type[SQLModel]) -> str:
     """``insert`` of every column, in the order the entity declares them (``references`` is an SQL word)."""
     columns = [f'"{column.name}"' for column in getattr(table, "__table__").columns]
     return f"insert into {getattr(table, '__tablename__')} ({', '.join(columns)}) values ({', '.join('?' * len(columns))})"
-
-
-def _time(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime(_TIME)
 
 
 class _Rows:
@@ -86,7 +81,7 @@ class _Rows:
         self.rows[m.Message].append((
             message_id, source.message_id, source.sender, source.sender_name, m.join_addresses(source.to),
             m.join_addresses(source.cc), m.join_addresses(source.bcc), source.subject,
-            body_text(source.body_text, source.body_html), source.body_html, _time(source.date), source.in_reply_to,
+            body_text(source.body_text, source.body_html), source.body_html, stored_time(source.date), source.in_reply_to,
             " ".join(source.references), source.list_id))
         for a in source.attachments:
             self.rows[m.Attachment].append(
