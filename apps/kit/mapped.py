@@ -38,7 +38,7 @@ CAP = 1 << 30   # the most a mapped database can grow to: SQLite's SQLITE_MEMDB_
 _MAP_FIXED = 0x10
 _MAP_NORESERVE = 0x4000
 _MAP_FAILED = ctypes.c_void_p(-1).value
-READ_MAPPED = bool(os.environ.get("OW_MMAP"))
+READ_MAPPED = True   # SQLite reads a clone's pages from the mapping itself (``mmap_size``), not from copies of them
 _lock = threading.Lock()
 _mapped = 0   # clones mapped now
 
@@ -93,11 +93,11 @@ def _handle(conn: sqlite3.Connection) -> int | None:
 class MappedConnection(sqlite3.Connection):
     """A connection over a mapped clone (``Image.connect``), which it unmaps when it closes."""
 
-    _address = 0
+    _mapping: tuple[int, int] | None = None   # (address, length)
 
     def close(self) -> None:
-        address, self._address = self._address, 0
-        if not address:
+        mapping, self._mapping = self._mapping, None
+        if mapping is None:
             return super().close()
         try:   # with no transaction left, closing writes nothing into the mapping, now or later
             if self.in_transaction:
@@ -107,7 +107,7 @@ class MappedConnection(sqlite3.Connection):
             safe = False
         super().close()
         if safe:   # else leave it mapped: a statement still open may roll back into it when it ends
-            _unmap(address)
+            _unmap(*mapping)
 
     def __del__(self) -> None:
         try:
@@ -116,29 +116,32 @@ class MappedConnection(sqlite3.Connection):
             pass
 
 
-def _map(fd: int, size: int) -> int | None:
-    """A private mapping of ``CAP`` bytes whose first ``size`` bytes are the file's; None if refused."""
+def _map(fd: int, size: int) -> tuple[int, int] | None:
+    """A private mapping of ``CAP`` bytes whose first ``size`` bytes are the file's, as (address, length);
+    None when refused or past the budget."""
     global _mapped
     assert _libs is not None
-    libc = _libs[1]
     with _lock:
         if _mapped >= _BUDGET:
             return None
         _mapped += 1
+    libc, length = _libs[1], CAP
     rw, private = mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_PRIVATE
-    address = libc.mmap(None, CAP, rw, private | mmap.MAP_ANONYMOUS | _MAP_NORESERVE, -1, 0)
-    if address in (None, _MAP_FAILED):
-        return _unmap(None)
+    address = libc.mmap(None, length, rw, private | mmap.MAP_ANONYMOUS | _MAP_NORESERVE, -1, 0)
     span = -(-size // mmap.PAGESIZE) * mmap.PAGESIZE
+    if address in (None, _MAP_FAILED):
+        _unmap(0, 0)
+        return None
     if span and libc.mmap(address, span, rw, private | _MAP_FIXED, fd, 0) != address:
-        return _unmap(address)
-    return address
+        _unmap(address, length)
+        return None
+    return address, length
 
 
-def _unmap(address: int | None) -> None:
+def _unmap(address: int, length: int) -> None:
     global _mapped
-    if address is not None and _libs is not None:
-        _libs[1].munmap(address, CAP)
+    if address and _libs is not None:
+        _libs[1].munmap(address, length)
     with _lock:
         _mapped -= 1
 
@@ -156,14 +159,15 @@ class Image:
 
     def connect(self) -> MappedConnection | None:
         """A new connection to a copy-on-write clone of the image; None where none can be made."""
-        if not available() or (address := _map(self._fd, self.size)) is None:
+        if not available() or (mapping := _map(self._fd, self.size)) is None:
             return None
         conn = sqlite3.connect(":memory:", check_same_thread=False, factory=MappedConnection)
         assert _libs is not None
-        if _libs[0].sqlite3_deserialize(_handle(conn), b"main", address, self.size, CAP, 0) != 0:
+        if _libs[0].sqlite3_deserialize(_handle(conn), b"main", mapping[0], self.size, mapping[1], 0) != 0:
             conn.close()
-            _unmap(address)
+            _unmap(*mapping)
             return None
-        conn._address = address
-        if READ_MAPPED: conn.execute(f"pragma mmap_size={CAP}")
+        conn._mapping = mapping
+        if READ_MAPPED:
+            conn.execute(f"pragma mmap_size={CAP}")
         return conn
