@@ -25,9 +25,10 @@ class AppDatabase:
     def __init__(self, conn: sqlite3.Connection, pristine: bytes | None = None):
         self.conn = conn
         # For a world's own copy, shared by episodes that only read and never written: the image it was
-        # loaded from, which clones copy directly (no serialising, no second buffer to give back).
+        # loaded from, which clones map (``_mapped``, a memory file made for the first) or else copy directly
+        # (no serialising, no second buffer to give back).
         self._pristine = pristine
-        self._mapped: Image | None = None   # the pristine image in a memory file, which clones map (made on the first)
+        self._mapped: Image | None = None
         self._engine: Engine | None = None
         self._digest: tuple[int, str] | None = None   # (total_changes when computed, digest)
 
