@@ -67,9 +67,9 @@ class App:
 def optimize_full_text(db: AppDatabase) -> None:
     """Merge each full-text index into one segment. Seeding leaves an index in many, and every episode's first
     write into the app merged them again when its insert reached FTS5's automerge threshold (``acme``'s docs:
-    35 index blocks down to 23 at each episode's first document: 1.7 M of the 2.4 M instructions it ran beyond a
-    later one, once its clone was made and its schema read,
-    ~0.3 ms); searches find the same rows, ranked the same."""
+    35 index blocks down to 23 at each episode's first document: 1.7 M of the 2.4 M instructions it ran beyond
+    a later one once its clone was made and its schema read, ~0.3 ms); searches find the same rows, ranked the
+    same."""
     indexes = [name for (name,) in db.conn.execute(
         "select name from sqlite_master where type = 'table' and sql like 'create virtual table % using fts5%'")]
     for index in indexes:
