@@ -38,6 +38,7 @@ CAP = 1 << 30   # the most a mapped database can grow to: SQLite's SQLITE_MEMDB_
 _MAP_FIXED = 0x10
 _MAP_NORESERVE = 0x4000
 _MAP_FAILED = ctypes.c_void_p(-1).value
+_MADV_NOHUGEPAGE = 15
 READ_MAPPED = True   # SQLite reads a clone's pages from the mapping itself (``mmap_size``), not from copies of them
 _lock = threading.Lock()
 _mapped = 0   # clones mapped now
@@ -61,6 +62,7 @@ def _bind() -> tuple[Any, Any] | None:
         libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                               ctypes.c_long]
         libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
         return sqlite, libc
     except (ImportError, OSError, AttributeError):
         return None
@@ -135,6 +137,7 @@ def _map(fd: int, size: int) -> tuple[int, int] | None:
     if span and libc.mmap(address, span, rw, private | _MAP_FIXED, fd, 0) != address:
         _unmap(address, length)
         return None
+    libc.madvise(address, length, _MADV_NOHUGEPAGE)   # where huge pages are the default, a growing clone took 2 MB
     return address, length
 
 
