@@ -16,6 +16,11 @@ with the image's file mapped over its start. It is unmapped when the connection 
 (``MappedConnection.close``), after any open transaction is rolled back, so that nothing SQLite defers
 to the end of the last statement writes into it afterwards.
 
+SQLite reads a clone's pages from the mapping itself (``READ_MAPPED``: ``mmap_size``) rather than copying
+each into its page cache, which held a second copy of every page read. 300 acme episodes that ran the
+write mix's session took 524 MB of proportional memory (PSS) instead of 1,160; their resident size (RSS)
+counts a shared page once per clone that maps it, 905 MB. Both went back to the start's after deletion.
+
 ``Image.connect`` answers None wherever this cannot work (not Linux, not CPython, a ``_sqlite3`` that does
 not export ``sqlite3_deserialize``, ``mmap`` refused) and the caller copies as before. Mappings count
 against the kernel's ``vm.max_map_count`` (two per clone); past a quarter of it (``_budget``) clones copy
