@@ -159,15 +159,18 @@ class Image:
 
     def __init__(self, image: bytes):
         self.size = len(image)
-        self._fd = os.memfd_create("officeworld-image", os.MFD_CLOEXEC)
-        weakref.finalize(self, os.close, self._fd)   # a clone's mapping holds the file on its own
-        view = memoryview(image)
-        while view:
-            view = view[os.write(self._fd, view):]
+        self._fd: int | None = None   # none where mapping cannot work, or the file could not be made
+        if available():
+            try:
+                self._fd = _written(image)
+            except OSError:   # out of file descriptors or memory: clones copy
+                pass
+            else:
+                weakref.finalize(self, os.close, self._fd)   # a clone's mapping holds the file on its own
 
     def connect(self) -> MappedConnection | None:
         """A new connection to a copy-on-write clone of the image; None where none can be made."""
-        if not available() or (mapping := _map(self._fd, self.size)) is None:
+        if self._fd is None or (mapping := _map(self._fd, self.size)) is None:
             return None
         conn = sqlite3.connect(":memory:", check_same_thread=False, factory=MappedConnection)
         assert _libs is not None
@@ -179,3 +182,16 @@ class Image:
         if READ_MAPPED:
             conn.execute(f"pragma mmap_size={CAP}")
         return conn
+
+
+def _written(image: bytes) -> int:
+    """A memory file holding ``image``."""
+    fd = os.memfd_create("officeworld-image", os.MFD_CLOEXEC)
+    try:
+        view = memoryview(image)
+        while view:
+            view = view[os.write(fd, view):]
+    except OSError:
+        os.close(fd)
+        raise
+    return fd

@@ -75,3 +75,13 @@ def test_without_a_mapping_a_clone_is_a_copy(monkeypatch):
     clone.conn.commit()
     assert _names(pristine) == ["item 0", "item 1"] and not _names(clone)
     clone.close()
+
+
+def test_without_a_memory_file_a_clone_is_a_copy(monkeypatch):
+    def refused(image: bytes) -> int:
+        raise OSError(24, "Too many open files")
+    monkeypatch.setattr(mapped, "_written", refused)
+    pristine = _pristine()
+    clone = pristine.clone()
+    assert type(clone.conn) is sqlite3.Connection and clone.digest() == pristine.digest()
+    clone.close()
