@@ -13,6 +13,8 @@ from sqlalchemy.pool import StaticPool
 from sqlalchemy.util import LRUCache
 from sqlmodel import Session
 
+from apps.kit.mapped import Image
+
 # Tables whose content derives from others (full-text indexes) stay out of the digest.
 DERIVED_SUFFIXES = ("_fts", "_fts_data", "_fts_idx", "_fts_content", "_fts_docsize", "_fts_config")
 
@@ -23,8 +25,10 @@ class AppDatabase:
     def __init__(self, conn: sqlite3.Connection, pristine: bytes | None = None):
         self.conn = conn
         # For a world's own copy, shared by episodes that only read and never written: the image it was
-        # loaded from, which clones copy directly (no serialising, no second buffer to give back).
+        # loaded from, which clones map (``_mapped``, a memory file made for the first) or else copy directly
+        # (no serialising, no second buffer to give back).
         self._pristine = pristine
+        self._mapped: Image | None = None
         self._engine: Engine | None = None
         self._digest: tuple[int, str] | None = None   # (total_changes when computed, digest)
 
@@ -48,7 +52,14 @@ class AppDatabase:
         return self.conn.serialize()
 
     def clone(self) -> "AppDatabase":
-        return AppDatabase.from_image(self._pristine if self._pristine is not None else self.image())
+        """An independent copy. A pristine one's clones share its pages until they write (``apps.kit.mapped``);
+        any other's, and where mapping cannot work, are copied whole."""
+        if self._pristine is None:
+            return AppDatabase.from_image(self.image())
+        if self._mapped is None:
+            self._mapped = Image(self._pristine)
+        conn = self._mapped.connect()
+        return AppDatabase(conn) if conn is not None else AppDatabase.from_image(self._pristine)
 
     @property
     def engine(self) -> Engine:
