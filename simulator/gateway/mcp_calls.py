@@ -22,13 +22,14 @@ id, content-length; an exception mapped as the SDK's dispatcher maps it):
 Anything else goes to the SDK unchanged. For the common call (``params`` holding only the tool's name and its
 arguments as an object, and the server's middleware only the gateway's own), the kernel's work is known to the
 byte and is done here without it: the tool handler's own steps (``apps.kit.mcp``: the episode, ``invoke_async``,
-the result's texts), shaped as the kernel's handshake-era sieve shapes a tool result (its keys in the sieve's
-order, no ``resultType``) and written with the response by one ``pydantic_core.to_json``. The kernel's
-validation, context, middleware chain, sieve and the response model cost a server about 70 us a call, more than
-all the rest of the call's MCP handling; ``SessionCalls`` checks once, when built, that its bytes are the SDK's
-for every handshake-era version (else every call goes through the kernel), and the hardening tests compare both
-paths' answers and steps. The headers' checks (protocol version, Accept, Content-Type, Host, Origin: functions
-of those headers' values alone) are made once per set of values.
+the result's text), written as the kernel's handshake-era sieve writes a tool result (its keys in the sieve's
+order, no ``resultType``) and the transport its response, the structured content being the step's kept JSON
+(``Step.kept_json``: what pydantic-core writes for it) rather than written again. The kernel's validation, context,
+middleware chain, sieve and response model cost a server about 70 us a call, more than all the rest of the call's
+MCP handling; ``SessionCalls`` checks once, when built, that its bytes are the SDK's for every handshake-era
+version (else every call goes through the kernel), and the hardening tests compare both paths' answers and steps.
+The headers' checks (protocol version, Accept, Content-Type, Host, Origin: functions of those headers' values
+alone) are made once per set of values.
 
 The call keeps the session alive as the transport does: its
 idle countdown starts again once no request is in flight (a session within a minute of expiring goes to
@@ -64,6 +65,7 @@ from apps.kit.errors import OpError
 from apps.kit.invoker import invoke_async
 from apps.kit.mcp import error_result, error_text, result_text
 from apps.kit.operation import Operation
+from apps.kit.trajectory import encode
 
 logger = logging.getLogger(__name__)
 
@@ -186,18 +188,19 @@ class SessionCalls:
                 and self.server.middleware == self._own and "tools/call" not in self.server.cache_hints
                 and runner.connection.initialize_accepted)
 
-    async def _direct(self, scope, params: dict) -> dict:
-        """The tool handler's result (``apps.kit.mcp.build_server``'s ``on_call_tool``) as the kernel's sieve shapes it."""
+    async def _direct(self, scope, params: dict) -> bytes:
+        """The tool handler's result (``apps.kit.mcp.build_server``'s ``on_call_tool``) as the kernel's sieve shapes
+        it, as JSON."""
         op = self.operations[params["name"]]
         try:
             episode = self.episode_of(scope)
         except OpError as exc:
-            return _shaped(error_text(exc.to_dict()))
+            return _tool_error(error_text(exc.to_dict()))
         step = await invoke_async(episode, op, params.get("arguments") or {}, "mcp")
         if step.error:
-            return _shaped(error_text(step.error))
+            return _tool_error(error_text(step.error))
         structured = op.structured(step.result)
-        return _shaped(result_text(structured), structured)
+        return _tool_result(result_text(structured), structured, step.kept_json, op.wrapped)
 
     async def _run(self, runner: ServerRunner, transport, scope, message: JSONRPCRequest, send, session: str) -> None:
         reply: JSONRPCResponse | JSONRPCError | None = None
@@ -247,17 +250,27 @@ def _checked_values(headers) -> tuple:
     return accept, content, host, origin, version
 
 
-def _shaped(text: str, structured: dict | None = None) -> dict:
-    """A tool result as the kernel's handshake-era sieve writes it: a tool error without ``structured``."""
-    if structured is None:
-        return {"content": [{"text": text, "type": "text"}], "isError": True}
-    return {"content": [{"text": text, "type": "text"}], "isError": False, "structuredContent": structured}
+def _tool_error(text: str) -> bytes:
+    """A tool error as the kernel's handshake-era sieve writes it."""
+    return pydantic_core.to_json({"content": [{"text": text, "type": "text"}], "isError": True})
 
 
-def _framed(request_id, result: dict) -> bytes:
-    """The response the SDK's transport writes for ``result``: ``JSONRPCResponse(...).model_dump_json(by_alias=True,
-    exclude_unset=True)``, its fields in their order."""
-    return pydantic_core.to_json({"jsonrpc": "2.0", "id": request_id, "result": result})
+def _tool_result(text: str, structured: dict, kept: bytes | None, wrapped: bool) -> bytes:
+    """A tool result as the kernel's handshake-era sieve writes it (its keys in the sieve's order, no ``resultType``):
+    its structured content the step's kept JSON (``kept``, which is what pydantic-core writes for it:
+    ``apps.kit.trajectory.encode``), not written again; ``structured`` written where the step keeps no JSON."""
+    if kept is None:
+        return pydantic_core.to_json({"content": [{"text": text, "type": "text"}], "isError": False,
+                                      "structuredContent": structured})
+    content = b'{"result":' + kept + b"}" if wrapped else kept
+    return b'{"content":[{"text":' + pydantic_core.to_json(text) + b',"type":"text"}],"isError":false,' \
+        b'"structuredContent":' + content + b"}"
+
+
+def _framed(request_id, result: bytes) -> bytes:
+    """The response the SDK's transport writes for ``result`` (JSON): ``JSONRPCResponse(...).model_dump_json(
+    by_alias=True, exclude_unset=True)``, its fields in their order."""
+    return b'{"jsonrpc":"2.0","id":' + pydantic_core.to_json(request_id) + b',"result":' + result + b"}"
 
 
 # What ``shaped_as_sdk`` writes both ways: every kind of JSON value, text that needs escaping, a float of each form.
@@ -266,14 +279,18 @@ _SAMPLE = {"id": 7, "name": "Ünïcødé \u2028 \"quoted\" \\ \x1f\n", "amount":
 
 
 def shaped_as_sdk() -> bool:
-    """Whether ``_framed(_shaped(...))`` is, byte for byte, what the SDK answers for the tool handler's results
-    (a structured result and a tool error) in every handshake-era version (checked once: a newer SDK that wrote
-    otherwise has every call go through its kernel)."""
-    handled = [({"content": [{"type": "text", "text": result_text(_SAMPLE)}], "structuredContent": _SAMPLE,
-                 "isError": False, "resultType": "complete"}, _shaped(result_text(_SAMPLE), _SAMPLE))]
+    """Whether ``_framed`` of ``_tool_result`` and ``_tool_error`` is, byte for byte, what the SDK answers for the tool
+    handler's results (a structured result, wrapped or not, and a tool error) in every handshake-era version (checked
+    once: a newer SDK that wrote otherwise has every call go through its kernel)."""
+    handled = []
+    for structured, kept, wrapped in ((_SAMPLE, encode(_SAMPLE), False), ({"result": [_SAMPLE, 2]}, encode([_SAMPLE, 2]),
+                                       True), (_SAMPLE, None, False)):
+        text = result_text(structured)
+        handled.append(({"content": [{"type": "text", "text": text}], "structuredContent": structured, "isError": False,
+                         "resultType": "complete"}, _tool_result(text, structured, kept, wrapped)))
     error: types.CallToolResult = error_result({"type": "invalid", "message": "x", "field": "y"})
     handled.append((error.model_dump(by_alias=True, mode="json", exclude_none=True),
-                    _shaped(error_text({"type": "invalid", "message": "x", "field": "y"}))))
+                    _tool_error(error_text({"type": "invalid", "message": "x", "field": "y"}))))
     try:
         same = all(_sdk_answer(version, returned, request_id) == _framed(request_id, mine)
                    for version in HANDSHAKE_PROTOCOL_VERSIONS for returned, mine in handled for request_id in (7, "s-7"))

@@ -12,6 +12,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from surfaces import CONTROL, MCP_HEADERS, MCP_INIT, new_episode, open_session
 
+from simulator.gateway import mcp_calls
 from simulator.gateway.server import build_app
 from simulator.service.serve import serve_in_thread
 
@@ -193,3 +194,12 @@ def test_a_call_answered_here_keeps_the_session_alive(store, world_dir):
         asyncio.run_coroutine_threadsafe(left(30), gateway.loop).result()   # about to expire: the SDK answers
         assert http.post(episode["mcp_url"], json=call, headers=headers).status_code == 200
         assert answered[-1] is False
+
+
+def test_the_answer_written_without_the_kernel_is_checked_against_the_sdk(monkeypatch):
+    """Built, the session calls compare their bytes with the SDK's own: equal with this SDK; written any other way
+    (fields in another order), every call goes through the kernel."""
+    assert mcp_calls.shaped_as_sdk()
+    monkeypatch.setattr(mcp_calls, "_framed", lambda request_id, result: b'{"id":' + json.dumps(request_id).encode()
+                        + b',"jsonrpc":"2.0","result":' + result + b"}")
+    assert not mcp_calls.shaped_as_sdk()
