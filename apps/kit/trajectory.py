@@ -117,16 +117,23 @@ class Step(Strict):
         return cast("Step", super().model_construct(_fields_set, **values))
 
     def model_dump_json(self, **options: Any) -> str:
-        """As pydantic writes it; without options, the kept result's bytes go in as they are (not decoded
-        and encoded again: a trajectory file's line, the control API's call), in one pass over the other
-        fields: put back with the error (none) before ``"mutates"``, whose ``,"mutates":`` is the last one
-        written (after it come only booleans, times, numbers and a string)."""
-        stored = self.__dict__.get("result")
-        if options or self.error is not None or type(stored) is not bytes:
+        """As pydantic writes it; without options, ``json_bytes`` decoded."""
+        if options:
             return super().model_dump_json(**options)
-        rest = super().model_dump_json(exclude=_UNWRITTEN)
-        at = rest.rindex(',"mutates":')
-        return f'{rest[:at]},"result":{stored.decode()},"error":null{rest[at:]}'
+        return self.json_bytes().decode()
+
+    def json_bytes(self, head: bytes = b"{") -> bytes:
+        """``model_dump_json()`` as UTF-8 bytes, its opening brace replaced by ``head`` (a trajectory file's line puts
+        its ``"kind"`` first), made without a ``str`` in between. The kept result's bytes go in as they are (not
+        decoded and encoded again: a trajectory file's line, the control API's call), in one pass over the other
+        fields: put back with the error (none) before ``"mutates"``, whose ``,"mutates":`` is the last one written
+        (after it come only booleans, times, numbers and a string)."""
+        stored = self.__dict__.get("result")
+        if self.error is not None or type(stored) is not bytes:
+            return head + super().model_dump_json().encode()[1:]
+        rest = self.__pydantic_serializer__.to_json(self, exclude=_UNWRITTEN)   # model_dump_json's bytes
+        at = rest.rindex(b',"mutates":')
+        return b"".join((head, rest[1:at], b',"result":', stored, b',"error":null', rest[at:]))
 
     def __repr_args__(self):
         return [(k, self.result if k == "result" else v) for k, v in super().__repr_args__()]
