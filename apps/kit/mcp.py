@@ -34,9 +34,19 @@ def tool(op: Operation) -> types.Tool:
     )
 
 
-def _error(payload: dict) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps({"error": payload}))],
-                                is_error=True)
+def error_text(payload: dict) -> str:
+    """A tool error's text content: ``{"error": payload}`` as JSON."""
+    return json.dumps({"error": payload})
+
+
+def result_text(structured: dict) -> str:
+    """A result's text content: its structured content (``Operation.structured``) as JSON."""
+    return json.dumps(structured)
+
+
+def error_result(payload: dict) -> types.CallToolResult:
+    """A tool error: a result with ``isError`` whose text names the problem (``error_text``)."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=error_text(payload))], is_error=True)
 
 
 class ExtraTools(Protocol):
@@ -77,21 +87,21 @@ def build_server(operations: list[Operation], resolve_episode: EpisodeResolver, 
     async def on_call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult | dict:
         op = by_name.get(params.name)
         if op is None and input_schema(params.name) is None:
-            return _error({"type": "not_found", "message": f"unknown tool {params.name!r}"})
+            return error_result({"type": "not_found", "message": f"unknown tool {params.name!r}"})
         try:
             episode = resolve_episode(ctx)
             if op is None:
                 assert extra is not None  # an unknown name without extra tools was answered above
                 return await extra.call(episode, params.name, params.arguments or {})
         except OpError as exc:
-            return _error(exc.to_dict())
+            return error_result(exc.to_dict())
         step = await invoke_async(episode, op, params.arguments or {}, "mcp")
         if step.error:
-            return _error(step.error)
+            return error_result(step.error)
         structured = op.structured(step.result)
         # The result in its wire form: the SDK validates and dumps what a handler returns, so building the
         # model here first only doubled that work (a walk of the whole result each way).
-        return {"content": [{"type": "text", "text": json.dumps(structured)}], "structuredContent": structured,
+        return {"content": [{"type": "text", "text": result_text(structured)}], "structuredContent": structured,
                 "isError": False, "resultType": "complete"}
 
     def input_schema(tool_name: str):

@@ -81,6 +81,9 @@ class LazyMCP:
             assert ctx.request is not None  # the HTTP transport attaches each call's request
             return store.get(ctx.request.scope["episode"])
 
+        def scope_episode(scope):   # the same, from the request's scope (mcp_calls.SessionCalls)
+            return store.get(scope["episode"])
+
         server = build_server(self.operations, episode_of, instructions=INSTRUCTIONS, extra=self.extra)
         hosts = allowed_hosts()
         security = TransportSecuritySettings(allowed_hosts=hosts, allowed_origins=[f"http://{h}" for h in hosts])
@@ -88,7 +91,7 @@ class LazyMCP:
         server.streamable_http_app(transport_security=security, json_response=True)
         manager = server.session_manager
         # An operation's tools/call in a ready session is answered by the SDK's kernel without its message loop.
-        calls = SessionCalls(server, manager, security, {op.qualified_name for op in self.operations})
+        calls = SessionCalls(server, manager, security, {op.qualified_name: op for op in self.operations}, scope_episode)
         # The gateway hands each MCP request to the session manager itself: the Starlette app around it only
         # routes its one path (the gateway already matched it) through two more middleware layers.
         return Built(server, manager, manager.handle_request, calls)

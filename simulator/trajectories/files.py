@@ -33,6 +33,7 @@ from apps.kit.errors import OpError
 from apps.kit.trajectory import Step
 
 FORMAT = 1
+_STEP_HEAD = b'{"kind":"step",'
 
 
 def officeworld_version() -> str:
@@ -96,7 +97,7 @@ class Recorder:
             if data and not data.endswith(b"\n"):
                 with path.open("r+b") as fh:
                     fh.truncate(data.rfind(b"\n") + 1)
-        self._file = path.open("a", encoding="utf-8")
+        self._file = path.open("ab", buffering=0)   # each line one write(2): in the file once it is written
         if reopen:
             return
         self._write(header.model_dump_json())
@@ -104,7 +105,7 @@ class Recorder:
             self(step)
 
     def __call__(self, step: Step) -> None:
-        self._write('{"kind":"step",' + step.model_dump_json()[1:])
+        self._put(step.json_bytes(_STEP_HEAD) + b"\n")
         self.finished = False
 
     def event(self, name: str, **data: Any) -> None:
@@ -130,10 +131,15 @@ class Recorder:
             self._file.close()
 
     def _write(self, line: str) -> None:
+        self._put(line.encode() + b"\n")
+
+    def _put(self, data: bytes) -> None:
         with self._lock:
             if not self._file.closed:
-                self._file.write(line + "\n")
-                self._file.flush()
+                written = self._file.write(data)
+                while written < len(data):   # a regular file takes it all at once, short of a full disk or a signal
+                    data = data[written:]
+                    written = self._file.write(data)
 
 
 def header_for(episode: Episode, compiled, task=None, forked_from: str | None = None,

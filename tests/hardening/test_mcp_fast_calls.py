@@ -12,6 +12,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from surfaces import CONTROL, MCP_HEADERS, MCP_INIT, new_episode, open_session
 
+from simulator.gateway import mcp_calls
 from simulator.gateway.server import build_app
 from simulator.service.serve import serve_in_thread
 
@@ -35,6 +36,16 @@ CALLS = [
     b'{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"mail_send","arguments":'
     b'{"to":["ravi@small.test"],"subject":"Globex","body":"Quote is out."}}}',
     b'{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"mail_list_labels","arguments":{}}}',
+    # Text to escape, numbers of every form, arguments null, and params beyond a name and arguments (the kernel's).
+    b'{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":"mail_create_label","arguments":'
+    b'{"name":"\xc3\x9cn\xc3\xaf \\u2028 \\"q\\" \\\\ \\u001f \xe2\x98\x83"}}}',
+    b'{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"crm_get_opportunity","arguments":{"opportunity_id":1}}}',
+    b'{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"crm_update_opportunity","arguments":'
+    b'{"opportunity_id":1,"amount":1234.5678e3,"probability":35}}}',
+    b'{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{"name":"mail_list_labels","arguments":null}}',
+    b'{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"name":"mail_list_labels","arguments":{},"extra":1}}',
+    b'{"jsonrpc":"2.0","id":"\xc3\xbc-20","method":"tools/call","params":{"name":"mail_get_message",'
+    b'"arguments":{"message_id":1}}}',
 ]
 
 
@@ -72,6 +83,12 @@ def trajectory(base: str, episode: dict) -> list:
 
 def test_every_answer_and_step_equals_the_sdk_path(store, world_dir):
     with two_servers(store) as (gateway, fast_url, sdk_url, answered), httpx.Client(timeout=30) as http:
+        without_kernel, direct = [], gateway.calls._direct
+
+        async def counting(scope, params):
+            without_kernel.append(params.get("name"))
+            return await direct(scope, params)
+        gateway.calls._direct = counting
         episodes = {url: new_episode(url, world_dir) for url in (fast_url, sdk_url)}
         replies: dict[str, list] = {}
         for url, episode in episodes.items():
@@ -90,7 +107,9 @@ def test_every_answer_and_step_equals_the_sdk_path(store, world_dir):
         for i, (mine, theirs) in enumerate(zip(fast_replies, sdk_replies)):
             assert mine == theirs, (i, mine, theirs)
         # Answered here: every call to an operation's tool (the lone surrogate is the gateway's before; mail_nope the SDK's).
-        assert answered == [False] + [True] * 9 + [False, True, True]   # the first: notifications/initialized
+        assert answered == [False] + [True] * 9 + [False] + [True] * 8   # the first: notifications/initialized
+        # Without the SDK's kernel: all but arguments that are not an object (id 7) and params beyond them (id 19).
+        assert len(without_kernel) == 15 and without_kernel.count("mail_list_labels") == 2
         by_id = {json.loads(c)["id"]: json.loads(c) for _, c, _ in fast_replies}
         assert by_id[7]["error"]["code"] == -32602 and "result" not in by_id[7]   # params the SDK refuses
         for call_id, field in [("s-3", "to"), (5, "message_id"), (6, "message_id"), (8, "amount"), (9, "amount"),
@@ -98,8 +117,11 @@ def test_every_answer_and_step_equals_the_sdk_path(store, world_dir):
             assert by_id[call_id]["result"]["isError"] is True
             assert json.loads(by_id[call_id]["result"]["content"][0]["text"])["error"]["field"] == field, call_id
         assert by_id[13]["result"]["structuredContent"]["labels"] == ["SENT"]
+        assert by_id[15]["result"]["structuredContent"]["name"] == "\u00dcn\u00ef \u2028 \"q\" \\ \x1f \u2603"
+        assert by_id[17]["result"]["structuredContent"]["amount"] == 1234567.8
+        assert by_id[18]["result"]["isError"] is False and "ü-20" in by_id
         fast_steps, sdk_steps = trajectory(fast_url, episodes[fast_url]), trajectory(sdk_url, episodes[sdk_url])
-        assert fast_steps == sdk_steps and len(fast_steps) == 11   # each operation call is one step (mail_nope none)
+        assert fast_steps == sdk_steps and len(fast_steps) == 17   # each operation call is one step (mail_nope none)
         assert {s[0] for s in fast_steps} == {"mcp"}
 
 
@@ -172,3 +194,12 @@ def test_a_call_answered_here_keeps_the_session_alive(store, world_dir):
         asyncio.run_coroutine_threadsafe(left(30), gateway.loop).result()   # about to expire: the SDK answers
         assert http.post(episode["mcp_url"], json=call, headers=headers).status_code == 200
         assert answered[-1] is False
+
+
+def test_the_answer_written_without_the_kernel_is_checked_against_the_sdk(monkeypatch):
+    """Built, the session calls compare their bytes with the SDK's own: equal with this SDK; written any other way
+    (fields in another order), every call goes through the kernel."""
+    assert mcp_calls.shaped_as_sdk()
+    monkeypatch.setattr(mcp_calls, "_framed", lambda request_id, result: b'{"id":' + json.dumps(request_id).encode()
+                        + b',"jsonrpc":"2.0","result":' + result + b"}")
+    assert not mcp_calls.shaped_as_sdk()

@@ -3,6 +3,7 @@ for the rest (``apps/kit/trajectory.encode``)."""
 
 import dataclasses
 import enum
+import json
 import uuid
 from datetime import date, datetime, time, timedelta, timezone
 
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from apps.kit.trajectory import encode
+from apps.kit.trajectory import _decoded, encode
 
 
 def _as_before(content):
@@ -47,6 +48,24 @@ def test_json_data_is_written_as_pydantic_core_wrote_it(content):
 def test_every_float_alone_and_as_a_record_field(number):
     for content in (number, {"amount": number}, [number, -number]):
         assert encode(content) == _as_before(content)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_json)
+def test_kept_json_is_read_back_as_json_loads_reads_it(content):
+    """``step.result`` decodes with pydantic-core: the same values of the same types as ``json.loads`` (``repr`` tells
+    1 from 1.0 and -0.0 from 0.0), big integers and every float included."""
+    try:
+        kept = encode(content)
+    except Exception:   # noqa: BLE001  (not kept as bytes: nothing is decoded)
+        return
+    assert repr(_decoded(kept)) == repr(json.loads(kept))
+
+
+def test_what_pydantic_core_refuses_to_read_is_read_by_json_loads():
+    deep = b"[" * 300 + b"]" * 300   # deeper than pydantic-core's nesting limit
+    assert _decoded(deep) == json.loads(deep)
+    assert _decoded(b'"\\ud800"') == "\ud800"   # a lone surrogate's escape (the kit never keeps one, a file might)
 
 
 class Stage(str, enum.Enum):
