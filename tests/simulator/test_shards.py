@@ -101,7 +101,8 @@ def cluster(tmp_path_factory, world_cache):
 
 
 def _episodes_on_both(cluster: Cluster) -> dict[str, list[str]]:
-    """Episodes made through the router until each worker holds two (leastconn alternates between idle ones)."""
+    """Episodes made through the router until each worker holds two (leastconn alternates between idle ones;
+    one may get a third first, when the other is still busy answering)."""
     by_worker: dict[str, list[str]] = {"w0": [], "w1": []}
     for _ in range(12):
         made = cluster.post("/v1/episodes", {"world": str(cluster.world)})
@@ -237,7 +238,7 @@ def test_up_resume_brings_each_episode_back_in_the_worker_that_held_it(tmp_path,
         for episode_id, count in steps.items():
             assert again.get(f"/v1/episodes/{episode_id}").json()["steps"] == count
         health = again.get("/health").json()
-        assert {tag: w["episodes"] for tag, w in health["workers"].items()} == {"w0": 2, "w1": 2}
+        assert {tag: w["episodes"] for tag, w in health["workers"].items()} == {t: len(ids) for t, ids in by_worker.items()}
         again.hold.touch()   # each episode lives in its own worker: with w1 down, w0's still answer
         os.kill(again.worker_pid("w1"), signal.SIGKILL)
         assert _search(again, by_worker["w0"][0]).status_code == 200
