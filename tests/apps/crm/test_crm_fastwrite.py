@@ -4,11 +4,11 @@ log's list of them) and gives what it gives, errors included, in field order, on
 import json
 
 import pytest
+from written import written
 
 from apps.crm import schemas as s
 from apps.crm import selling
-from apps.kit import Ctx, OpError, changes
-from apps.kit.wire import Wire
+from apps.kit import Ctx, OpError
 
 # Updates that pass and updates the rules refuse: stage moves (with and without a probability), amounts, dates,
 # names, owners, clearing texts, and a loss without its reason.
@@ -20,26 +20,6 @@ UPDATES = [
     {"name": " Renamed deal "}, {"owner": "me"}, {"owner": "nobody@example.com"}, {"owner": "KEVIN.LIU@acmeanalytics.com"},
     {"description": "", "type": "Existing Customer", "lead_source": "Web"}, {},
 ]
-
-
-def _written(fn, ctx, kwargs) -> str:
-    """The call's dumped result or error, then every row the change log says it wrote (none for an error), as JSON
-    text; the call is rolled back."""
-    conn = ctx.db.conn
-    mark = changes.mark(conn)
-    assert mark is not None
-    try:
-        result = fn(ctx, **kwargs)
-        outcome = result.data if isinstance(result, Wire) else result.model_dump(mode="json")
-    except OpError as exc:   # the call is rolled back: nothing it did stays
-        ctx.finish(commit=False)
-        return json.dumps([exc.to_dict(), None])
-    conn = ctx.sql   # the session's changes too, as its commit would write them
-    rows = {table: [list(conn.execute(f"select * from {table} where rowid = ?", (rowid,)).fetchone() or ())
-                    for rowid in sorted(rowids)]
-            for table, rowids in sorted(changes.since(conn, mark).items())}
-    ctx.finish(commit=False)
-    return json.dumps([outcome, rows])
 
 
 @pytest.mark.parametrize("world", ["acme", "small"])
@@ -67,8 +47,8 @@ def test_update_opportunity_matches_the_orm_path_on_every_opportunity(store, wor
                 kwargs["fields"] = s.OpportunityUpdate.model_validate(   # as the operation gathers its fields
                     {f: value for f, value in given.items() if value is not None})
                 ctx = Ctx(db, person, episode.clock.now(), info, episode.id)
-                expected = _written(selling._update, ctx, kwargs)
-                assert _written(selling.update_opportunity, ctx, kwargs) == expected, (opportunity_id, person, update)
+                expected = written(selling._update, ctx, **kwargs)
+                assert written(selling.update_opportunity, ctx, **kwargs) == expected, (opportunity_id, person, update)
                 outcome = json.loads(expected)[0]
                 kind = outcome["type"] if "message" in outcome else "ok"
                 kinds[kind] = kinds.get(kind, 0) + 1

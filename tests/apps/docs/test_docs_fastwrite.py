@@ -3,30 +3,12 @@ write (the rows, and the change log's list of them) and give what they give, err
 
 import json
 
+from written import written
+
 from apps.docs import editing, organising
-from apps.kit import Ctx, OpError, changes
+from apps.kit import Ctx
+from apps.kit.database import stored_time
 from apps.kit.invoker import invoke
-from apps.kit.wire import Wire
-
-
-def _written(fn, ctx, *args) -> str:
-    """The call's dumped result or error, then every row the change log says it wrote (as it is after the call;
-    none for an error, which rolls the call back), as JSON text; the call is rolled back."""
-    conn = ctx.db.conn
-    mark = changes.mark(conn)
-    assert mark is not None
-    try:
-        result = fn(ctx, *args)
-        outcome = result.data if isinstance(result, Wire) else result.model_dump(mode="json")
-    except OpError as exc:   # the call is rolled back: nothing it did stays
-        ctx.finish(commit=False)
-        return json.dumps([exc.to_dict(), None])
-    conn = ctx.sql   # the session's changes too, as its commit would write them
-    rows = {table: [list(conn.execute(f"select * from {table} where rowid = ?", (rowid,)).fetchone() or ())
-                    for rowid in sorted(rowids)]
-            for table, rowids in sorted(changes.since(conn, mark).items())}
-    ctx.finish(commit=False)
-    return json.dumps([outcome, rows], default=repr)
 
 
 def _kind(found: str) -> str:
@@ -66,8 +48,8 @@ def test_append_to_document_writes_and_gives_what_the_orm_path_does_for_every_it
         for file_id in [*ids, max(ids) + 1]:
             for text in ("Next step: send the revised proposal.", " \n") if file_id in ids[-5:] else ("More.",):
                 ctx = Ctx(db, person, episode.clock.now(), info, episode.id)
-                expected = _written(editing._append, ctx, file_id, text)
-                assert _written(editing.append_to_document, ctx, file_id, text) == expected
+                expected = written(editing._append, ctx, file_id, text)
+                assert written(editing.append_to_document, ctx, file_id, text) == expected
                 kinds[_kind(expected)] = kinds.get(_kind(expected), 0) + 1
     assert {"ok", "forbidden", "invalid", "conflict", "not_found"} <= set(kinds)
     assert kinds["ok"] > 20
@@ -80,7 +62,7 @@ def test_create_document_writes_and_gives_what_the_orm_path_does(store):
     folder = conn.execute("select id from docs_item where kind = 'folder' and trashed_at is null").fetchone()[0]
     drive = conn.execute("select drive_id from docs_drive_member order by drive_id").fetchone()[0]
     after = conn.execute("select max(id) + 1 from docs_item").fetchone()[0]   # the next item's id
-    now = episode.clock.now().strftime("%Y-%m-%d %H:%M:%S.%f")   # an activity at the very time: not written again
+    now = stored_time(episode.clock.now())   # an activity at the very time: not written again
     for sql in ("insert into docs_star (item_id, person) values (?, ?)",
                 "insert into docs_permission (item_id, person, role) values (?, ?, 'viewer')",
                 "insert into docs_activity (item_id, person, at) values (?, ?, ?)"):
@@ -93,8 +75,8 @@ def test_create_document_writes_and_gives_what_the_orm_path_does(store):
             for folder_id, drive_id in [(None, None), (folder, None), (None, drive), (10**6, None)]:
                 ctx = Ctx(db, person, episode.clock.now(), info, episode.id)
                 args = (name, text, folder_id, drive_id)
-                expected = _written(organising._new_document, ctx, *args)
-                assert _written(organising.create_document, ctx, *args) == expected
+                expected = written(organising._new_document, ctx, *args)
+                assert written(organising.create_document, ctx, *args) == expected
                 kinds[_kind(expected)] = kinds.get(_kind(expected), 0) + 1
     assert {"ok", "invalid", "not_found", "forbidden"} <= set(kinds)
 
