@@ -32,6 +32,7 @@ import httpx
 from simulator.bench.load import Agent, each, measure, say
 from simulator.bench.served import Served, server_process
 from simulator.bench.wire import Connection
+from simulator.store.episodes import worker_of
 
 KEPT = ("achieved_per_s", "calls", "p50_ms", "p99_ms", "errors", "dropped", "client_cpu_pct")
 
@@ -63,11 +64,6 @@ def workers_process(world: str, workers: int, env: dict, timeout: float = 300.0)
             child.kill()
             child.wait()
         log.close()
-
-
-def worker_of(episode: str) -> str:
-    """The tag of the worker an episode id names (``ep_w1_...``: ``w1``); ``w0`` for one server's (``ep_...``)."""
-    return episode.split("_")[1] if episode.count("_") == 2 else "w0"
 
 
 def _all_up(url: str, workers: int) -> bool:
@@ -112,7 +108,7 @@ async def _saturate(url: str, pid: int, token: str, world: str, episodes: int, s
         conn.close()
     spread: dict[str, int] = {}
     for agent in agents:
-        tag = worker_of(agent.episode)
+        tag = worker_of(agent.episode) or "w0"
         spread[tag] = spread.get(tag, 0) + 1
     return {"rest": {k: rest[k] for k in KEPT}, "mcp": {k: mcp[k] for k in KEPT}, "episodes_per_worker": spread}
 

@@ -31,8 +31,9 @@ from pathlib import Path
 
 from simulator.bench.load import Agent, allocator, cpu_s, each, measure, say, settled
 from simulator.bench.served import rss_by_process, server_process
-from simulator.bench.shards import worker_of, workers_process
+from simulator.bench.shards import workers_process
 from simulator.bench.wire import Connection
+from simulator.store.episodes import worker_of
 from simulator.store.memory import _AGAIN
 
 # One session: what a rollout of an office task does (``file_id`` is filled in from ``create_document``'s answer).
@@ -118,7 +119,7 @@ async def _warm(url: str, token: str, world: str, pool: list[Connection], worker
                 failed = [f"{a}.{o}" for (a, o, _), ok in zip(SESSION, done) if not ok]
                 raise RuntimeError(f"the warm-up session failed over {surface}: {', '.join(failed)}")
             answered[surface.lower()] += sum(done)
-        tag = worker_of(agent.episode)
+        tag = worker_of(agent.episode) or "w0"
         warmed[tag] = warmed.get(tag, 0) + 1
     return {surface: f"{count} of {made * len(SESSION)} calls answered" for surface, count in answered.items()} | {
         "episodes": made, "episodes_per_worker": dict(sorted(warmed.items()))}

@@ -285,3 +285,10 @@ def app_urls_from_env(apps: dict[str, App]) -> dict[str, str]:
 def _new_id(worker: str = "") -> str:
     """``ep_`` and 16 hex digits; a worker of ``up --workers N`` puts its tag between (``ep_w1_...``)."""
     return f"ep_{worker}_{secrets.token_hex(8)}" if worker else "ep_" + secrets.token_hex(8)
+
+
+def worker_of(episode_id: str) -> str | None:
+    """The tag of the worker whose id this is (``ep_w1_...``: ``w1``, as ``_new_id`` makes it); None for one
+    server's (``ep_`` and the hex digits only)."""
+    parts = episode_id.split("_")
+    return parts[1] if len(parts) == 3 and parts[0] == "ep" else None

@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from apps.kit.errors import Conflict, Invalid, NotFound
+from simulator.store.episodes import worker_of
 from simulator.trajectories.files import TrajectoryFile, TrajectoryFileError, files_in, read
 from simulator.viewer.episode import episode_view
 from simulator.viewer.render import page, queries
 
 _ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
-_TAGGED = re.compile(r"ep_(w[0-9]{1,3})_")   # an id a worker made names it (``simulator.store.episodes``)
 
 
 def viewed_folder(folder: Path | None, worker: str = "") -> Path | None:
@@ -62,8 +62,8 @@ class Viewer:
         if not _ID.fullmatch(episode) or episode.startswith("."):
             raise Invalid("episode: not an episode id (letters, digits, '_', '-', '.')", field="episode")
         assert self.folder is not None
-        tagged = _TAGGED.match(episode)
-        places = [self.folder, *([self.folder / tagged.group(1)] if tagged else [])]
+        tag = worker_of(episode)
+        places = [self.folder, *([self.folder / tag] if tag else [])]
         path = next((p for p in (place / f"{episode}.jsonl" for place in places) if p.is_file()), None)
         if path is None:
             raise NotFound(f"episode: no trajectory file for {episode!r}", field="episode")
