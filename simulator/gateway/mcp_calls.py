@@ -235,19 +235,11 @@ class SessionCalls:
 
 def _checked_values(headers) -> tuple:
     """The first value of each header in ``_CHECKED`` (None where absent)."""
-    accept = content = host = origin = version = None
+    first: dict[bytes, bytes] = {}
     for key, value in headers:
-        if key == b"accept":
-            accept = value if accept is None else accept
-        elif key == b"content-type":
-            content = value if content is None else content
-        elif key == b"host":
-            host = value if host is None else host
-        elif key == b"origin":
-            origin = value if origin is None else origin
-        elif key == b"mcp-protocol-version":
-            version = value if version is None else version
-    return accept, content, host, origin, version
+        if key in _CHECKED:
+            first.setdefault(key, value)
+    return tuple(first.get(key) for key in _CHECKED)
 
 
 def _tool_error(text: str) -> bytes:
