@@ -21,12 +21,17 @@ PROBE = ("mail", "get_message", {"message_id": 1})
 def rss_mb(pid: int | str = "self") -> float:
     """Resident memory in MB (``/proc/PID/statm``): this process by default; a server's with every process it
     started (``up --workers N``: the supervisor, its workers and HAProxy)."""
-    total = 0
+    total = 0.0
     for each in ([pid] if pid == "self" else family(int(pid))):
         with contextlib.suppress(FileNotFoundError, ProcessLookupError):   # a child that ended meanwhile
-            with open(f"/proc/{each}/statm") as f:
-                total += int(f.read().split()[1])
-    return total * os.sysconf("SC_PAGE_SIZE") / 2**20
+            total += _resident_mb(each)
+    return total
+
+
+def _resident_mb(pid: int | str) -> float:
+    """One process's resident memory in MB (``/proc/PID/statm``)."""
+    with open(f"/proc/{pid}/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def rss_by_process(pid: int) -> dict[str, float]:
@@ -38,9 +43,7 @@ def rss_by_process(pid: int) -> dict[str, float]:
     for each in found:
         with contextlib.suppress(FileNotFoundError, ProcessLookupError, PermissionError):
             label = _label(each, pid, len(found) > 1)
-            with open(f"/proc/{each}/statm") as f:
-                mb = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-            out[label] = out.get(label, 0.0) + mb
+            out[label] = out.get(label, 0.0) + _resident_mb(each)
     return out
 
 
