@@ -20,7 +20,7 @@ from apps.crm import schemas as s
 from apps.crm.picklists import CLOSED_STAGES, STAGE_PROBABILITY
 from apps.kit import Ctx, Invalid, OperationSet
 from apps.kit.database import day, stored_time, utc_time
-from apps.kit.wire import Wire
+from apps.kit.wire import Wire, wired
 
 ops = OperationSet("crm")
 TRACKED = ("stage", "amount", "close_date")
@@ -111,8 +111,7 @@ def update_opportunity(ctx: Ctx, opportunity_id: int, fields: s.OpportunityUpdat
         owner: Reassign to this user.
     """
     found = _update_in_sql(ctx, opportunity_id, fields, probability, owner)
-    return found if found is not None else Wire(_update(ctx, opportunity_id, fields, probability, owner)
-                                                .model_dump(mode="json"))
+    return found if found is not None else wired(_update(ctx, opportunity_id, fields, probability, owner))
 
 
 def _changes(ctx: Ctx, stage: str, fields: s.OpportunityUpdate, probability: int | None,

@@ -7,7 +7,7 @@ from apps.docs import models as m
 from apps.docs import schemas as s
 from apps.docs.formulas import parse_ref, tab_of
 from apps.kit import Conflict, Ctx, Invalid, OperationSet
-from apps.kit.wire import Wire
+from apps.kit.wire import Wire, wired
 
 ops = OperationSet("docs")
 # A document's whole text travels in one argument: allow about 2 MB rather than the kit's 100 kB.
@@ -57,7 +57,7 @@ def append_to_document(ctx: Ctx, file_id: int, text: str) -> Wire[s.FileContent]
         text: The text to add, in Markdown.
     """
     found = fastwrite.append_to_document(ctx, file_id, text)
-    return found if found is not None else fastwrite.wired(_append(ctx, file_id, text))
+    return found if found is not None else wired(_append(ctx, file_id, text))
 
 
 def _append(ctx: Ctx, file_id: int, text: str) -> s.FileContent:

@@ -13,10 +13,6 @@ They exist because the ORM path's dozen statements, flushes and objects cost ~1.
 
 from __future__ import annotations
 
-from typing import TypeVar
-
-from pydantic import BaseModel
-
 from apps.docs import fastpath
 from apps.docs import models as m
 from apps.docs import schemas as s
@@ -26,7 +22,6 @@ from apps.kit import Ctx
 from apps.kit.database import stored_time
 from apps.kit.wire import Wire, time
 
-M = TypeVar("M", bound=BaseModel)
 _NEW_DOCUMENT = ("insert into docs_item (kind, name, owner, drive_id, parent_id, mime_type, body, content, size,"
                  " general_access, created_at, created_by, modified_at, modified_by, trashed_at, trashed_by)"
                  " values ('document', ?, ?, null, null, ?, ?, null, ?, null, ?, ?, ?, ?, null, null)")
@@ -40,11 +35,6 @@ _REVISION = "insert into docs_revision (item_id, number, author, created_at, con
 # What ``store.summary`` reads of a new item: whether the actor starred it, whether anyone was granted it.
 _MARKS = ("select exists(select 1 from docs_star where item_id = ?1 and person = ?2),"
           " exists(select 1 from docs_permission where item_id = ?1)")
-
-
-def wired(result: M) -> Wire[M]:
-    """An ORM path's result in its dumped form, for an operation whose plain-SQL path answers a ``Wire``."""
-    return Wire(result.model_dump(mode="json"))
 
 
 def _save(ctx: Ctx, item_id: int, text: str, moment: str, last: int | None) -> int:

@@ -15,7 +15,7 @@ from apps.docs import models as m
 from apps.docs import schemas as s
 from apps.kit import Conflict, Ctx, Forbidden, Invalid, OperationSet
 from apps.kit.content import decode
-from apps.kit.wire import Wire
+from apps.kit.wire import Wire, wired
 
 ops = OperationSet("docs")
 # A file travels inline (text or base64): allow about 10 MB rather than the kit's 100 kB.
@@ -47,7 +47,7 @@ def create_document(ctx: Ctx, name: str, text: str = "", folder_id: int | None =
         drive_id: Id of a shared drive, to create it at that drive's root.
     """
     found = fastwrite.create_document(ctx, name, text, folder_id, drive_id)   # at the root of My Drive
-    return found if found is not None else fastwrite.wired(_new_document(ctx, name, text, folder_id, drive_id))
+    return found if found is not None else wired(_new_document(ctx, name, text, folder_id, drive_id))
 
 
 def _new_document(ctx: Ctx, name: str, text: str, folder_id: int | None, drive_id: int | None) -> s.FileSummary:

@@ -33,6 +33,15 @@ class Wire(Generic[T]):
         self.data = data
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
+def wired(result: M) -> Wire[M]:
+    """A result made the ORM way, in its dumped form: for an operation answering ``Wire[X]`` whose plain-SQL path
+    declined the call (``Wire(result.model_dump(mode="json"))``)."""
+    return Wire(result.model_dump(mode="json"))
+
+
 def time(text: str | None) -> str | None:
     """A stored UTC time (``2026-03-16 13:00:00.000000``, as SQLAlchemy writes it) in its dumped form
     (``2026-03-16T13:00:00Z``; fractions only when not zero, as pydantic writes them)."""
