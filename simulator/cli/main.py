@@ -183,6 +183,7 @@ def app_service(app: str = typer.Option(..., envvar="OFFICEWORLD_APP", help="The
                 token: str = typer.Option("", envvar="OFFICEWORLD_ADMIN_TOKEN", show_default=False,
                                           help="The admin API token the gateway sends")) -> None:
     """Serve one app's per-episode state over its internal admin API (for the gateway only)."""
+    from simulator.service import listener
     from simulator.service.app_service import build_app_service
     from simulator.service.serve import KEEP_ALIVE_S
     from simulator.store.registry import APPS
@@ -192,8 +193,8 @@ def app_service(app: str = typer.Option(..., envvar="OFFICEWORLD_APP", help="The
     if not token.strip():
         raise typer.BadParameter("give the admin API a token (OFFICEWORLD_ADMIN_TOKEN); the gateway needs the same",
                                  param_hint="--token")
-    uvicorn.run(build_app_service(APPS[app], world, token=token.strip()), host=host, port=port, log_level="warning",
-                timeout_keep_alive=KEEP_ALIVE_S)
+    listener.run(uvicorn.Config(build_app_service(APPS[app], world, token=token.strip()), host=host, port=port,
+                                log_level="warning", timeout_keep_alive=KEEP_ALIVE_S))
 
 
 @cli.command("episode-proxy")

@@ -38,6 +38,7 @@ from simulator.gateway.mcp_text import lone_surrogate_call, tool_error_reply
 from simulator.gateway.peers import Peers, across_workers, local_only, misdirected
 from simulator.gui import mount_gui
 from simulator.gui.browser_tools import BrowserTools
+from simulator.service import listener
 from simulator.service.serve import KEEP_ALIVE_S
 from simulator.store import memory
 from simulator.store.episodes import EpisodeStore
@@ -52,8 +53,10 @@ def serve(app, host: str, port: int) -> None:
     """Run ``app`` under uvicorn as ``officeworld up`` does. uvloop and httptools are what "auto" picks when
     installed (both are dependencies); the access log is off, as its level already hid it, because uvicorn
     formats each line's client address and quoted path before the logger drops it. An idle connection is kept
-    ``KEEP_ALIVE_S``, longer than clients keep one."""
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, timeout_keep_alive=KEEP_ALIVE_S)
+    ``KEEP_ALIVE_S``, longer than clients keep one. The listening socket takes every waiting connection each
+    turn of the loop (``simulator.service.listener`` says why)."""
+    listener.run(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                                timeout_keep_alive=KEEP_ALIVE_S))
 
 
 def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,

@@ -11,6 +11,8 @@ from typing import Iterator
 
 import uvicorn
 
+from simulator.service.listener import Server
+
 # How long a server keeps an idle connection (uvicorn's ``timeout_keep_alive``; its default is 5 s). Above what
 # clients keep one for reuse (httpx and Node 5 s, aiohttp 15 s): at equal times a request sent on a connection idle
 # for almost that long can meet the server closing it, and fails (``ReadError``) though the server never read it.
@@ -58,8 +60,8 @@ def serve_in_thread(app, timeout: float = 15.0, port: int | None = None) -> Iter
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
     # Handing uvicorn the bound socket itself made every MCP call ~45 ms slower here, so it binds anew.
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                            timeout_keep_alive=KEEP_ALIVE_S))
+    server = Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                   timeout_keep_alive=KEEP_ALIVE_S))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout
