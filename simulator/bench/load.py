@@ -36,7 +36,7 @@ import time
 from typing import Any, Awaitable, Callable, Sequence
 
 from simulator.bench.served import family, rss_mb, server_process
-from simulator.bench.wire import Connection, ConnectionLost
+from simulator.bench.wire import Connection, ConnectionLost, on_uvloop
 
 # What each agent cycles through (from a random place): reads and a write, over mail and the CRM.
 CALLS: list[tuple[str, str, dict]] = [("mail", "get_message", {"message_id": 1}), ("mail", "search", {"query": "renewal"}),
@@ -348,6 +348,6 @@ def run(world: str = "acme", episodes: int = 500, seconds: float = 10.0,
     env.pop("OFFICEWORLD_TRAJECTORY_DIR", None)   # measured without trajectory files
     say(f"starting a server on {world!r}")
     with server_process(world, env=env) as server:
-        result = asyncio.run(_load(server.url, server.pid, token, world, episodes, seconds,
+        result = on_uvloop(_load(server.url, server.pid, token, world, episodes, seconds,
                                    {"rest": rest_rate, "mcp": mcp_rate}))
     return {"world": world, **result}

@@ -15,7 +15,6 @@ the workers, and more for the clients and the router. The run stops by itself; n
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import multiprocessing
 import os
@@ -31,7 +30,7 @@ import httpx
 
 from simulator.bench.load import Agent, each, measure, say
 from simulator.bench.served import Served, server_process
-from simulator.bench.wire import Connection
+from simulator.bench.wire import Connection, on_uvloop
 from simulator.store.episodes import worker_of
 
 KEPT = ("achieved_per_s", "calls", "p50_ms", "p99_ms", "errors", "dropped", "client_cpu_pct")
@@ -114,13 +113,13 @@ async def _saturate(url: str, pid: int, token: str, world: str, episodes: int, s
 
 
 def _client(args: tuple[str, int, str, str, int, float], together, results) -> None:
-    results.put(asyncio.run(_saturate(*args, together=together)))
+    results.put(on_uvloop(_saturate(*args, together=together)))
 
 
 def _saturate_with(clients: int, url: str, pid: int, token: str, world: str, episodes: int, seconds: float) -> dict:
     """``_saturate`` from ``clients`` processes at once, their figures put together."""
     if clients <= 1:
-        return asyncio.run(_saturate(url, pid, token, world, episodes, seconds))
+        return on_uvloop(_saturate(url, pid, token, world, episodes, seconds))
     spawn = multiprocessing.get_context("spawn")
     together, results = spawn.Barrier(clients), spawn.Queue()
     shares = [episodes // clients + (i < episodes % clients) for i in range(clients)]

@@ -32,7 +32,7 @@ from pathlib import Path
 from simulator.bench.load import Agent, allocator, cpu_s, each, measure, say, settled
 from simulator.bench.served import rss_by_process, server_process
 from simulator.bench.shards import workers_process
-from simulator.bench.wire import Connection
+from simulator.bench.wire import Connection, on_uvloop
 from simulator.store.episodes import worker_of
 from simulator.store.memory import _AGAIN
 
@@ -293,7 +293,7 @@ def run(world: str = "acme", episodes: int = 500, seconds: float = 10.0,
         say(f"starting {'a server' if workers == 1 else f'{workers} workers behind HAProxy'} on {world!r}"
             + (" that keep trajectory files" if record else ""))
         with (workers_process(world, workers, env) if workers > 1 else server_process(world, env=env)) as server:
-            result = asyncio.run(_load(server.url, server.pid, token, world, episodes, seconds,
+            result = on_uvloop(_load(server.url, server.pid, token, world, episodes, seconds,
                                        {"rest": rest_rate, "mcp": mcp_rate}, workers))
         if record:
             result["trajectory_files"] = _recorded(Path(folder), result)

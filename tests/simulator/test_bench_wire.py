@@ -7,7 +7,7 @@ import pytest
 from surfaces import CONTROL
 
 from simulator.bench.load import Agent
-from simulator.bench.wire import Connection, ConnectionLost
+from simulator.bench.wire import Connection, ConnectionLost, on_uvloop
 
 
 def test_rest_control_and_errors_over_one_kept_connection(live_server, world_dir):
@@ -89,3 +89,11 @@ def test_a_new_connection_closed_before_an_answer_is_lost():
         finally:
             server.close()
     asyncio.run(go())
+
+
+def test_the_load_clients_run_on_uvloop():
+    async def loop_kind() -> str:
+        await asyncio.sleep(0)
+        return type(asyncio.get_running_loop()).__module__
+
+    assert on_uvloop(loop_kind()).startswith("uvloop")
