@@ -124,6 +124,27 @@ def test_a_fairness_finding_outlives_the_top_up_and_the_progress_says_what_the_r
             f"+{suite['top_up']['wrong']} wrong run(s)") in said
 
 
+def test_a_task_the_top_up_fails_is_told_again_after_its_suite(tmp_path, world_dir, monkeypatch):
+    monkeypatch.setattr(qa_check, "FP_BOUND", 0.06)
+    monkeypatch.setattr(qa_check, "FN_BOUND", 0.15)
+    random_agent = qa_check.agents.random_agent
+
+    def lucky(ctx, seed: int):   # the top-up's random agents (seeds from 100) stumble on the oracle's calls
+        attempt = random_agent(ctx, seed)
+        attempt.calls = list(ctx.oracle) if seed >= 100 else attempt.calls
+        return attempt
+    monkeypatch.setattr(qa_check.agents, "random_agent", lucky)
+    root = write_suite(tmp_path / "suites", world_dir, {"reply-sam": GOOD["reply-sam"]})
+    result = CliRunner().invoke(cli, ["check", "mail", "--root", str(root), "--surfaces", "none",
+                                      "--report", str(root / "out")])
+    task = _task(json.loads((root / "out" / "tasks-check.json").read_text()), "mail-reply-sam")
+    assert not task["passed"] and {f["gate"] for f in task["failures"]} == {"top_up_random"}
+    said = result.stderr.splitlines()
+    assert any(line.startswith("[1/1] mail-reply-sam: ok in ") for line in said)   # as it stood before the top-up
+    assert f"  mail-reply-sam: failed ({len(task['failures'])} finding(s)) after the suite's top-up runs" in said
+    assert any(line.startswith("suite mail: 0/1 task(s) pass; ") for line in said)
+
+
 def test_agreement_ranks_trajectories_by_reward_against_a_person(tmp_path, world_dir):
     root = write_suite(tmp_path / "suites", world_dir, {"outage-minutes": GOOD["outage-minutes"]})
     answers = {"right": "It lasted 42 minutes.", "close": "About 43 minutes.", "silent": None}
