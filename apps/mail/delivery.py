@@ -1,8 +1,10 @@
 """Composing and delivering mail inside the world.
 
 A sent message is filed in the sender's mailbox (SENT) and in every recipient's who is a person of
-the world (INBOX, UNREAD). Outside recipients get a row in the outbound log. An address at the
-company's own domain that belongs to nobody bounces back to the sender, as a real server would.
+the world (INBOX, UNREAD); a sender among the recipients holds one entry with both (SENT, INBOX, UNREAD), as in
+Gmail. Each recipient's filters act on the entry that landed in their mailbox, the sender's own included.
+Outside recipients get a row in the outbound log. An address at the company's own domain that belongs to nobody
+bounces back to the sender, as a real server would.
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ def deliver(ctx: Ctx, msg: m.Message, sender_entry: m.Entry | None = None) -> in
         sender = sender_entry.id
         store.remove_labels(ctx.session, sender, ["DRAFT"])
         store.add_labels(ctx.session, sender, ["SENT", *to_self])
-    arrived = []
+    arrived = [(ctx.actor, sender)] if to_self else []   # one entry, sent and received: their filters act on it
     for recipient in recipients:
         if recipient == ctx.actor:
             continue   # filed above, in their inbox too

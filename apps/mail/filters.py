@@ -1,7 +1,8 @@
 """Gmail filters: criteria (from, to, subject, has the words, doesn't have, has attachment) and what to do with
 the mail they pick (label, archive, mark read, star, mark important, forward, delete), as Gmail has them.
 
-A filter acts on mail as it arrives in its owner's mailbox (``arrived``, called by ``delivery.deliver``) and,
+A filter acts on mail as it arrives in its owner's mailbox (``arrived``, called by ``delivery.deliver``; mail the
+owner sends themselves arrives too, as in Gmail, their one SENT and INBOX entry) and,
 when asked on creation, on the mail already there (Gmail's "also apply filter to matching conversations";
 as in Gmail, that never forwards). Its criteria are one Gmail search (``query``), run over the arriving
 messages only, so a filter picks exactly what searching for it finds. Forwarding goes to a person of the

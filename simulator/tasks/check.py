@@ -100,16 +100,34 @@ def run_check(root: Path, targets: list[str], surfaces: list[str], ow_all: bool 
 
 
 def _told(checker: Checker, count: int, progress: Callable[[str], None]) -> None:
-    """Tell ``progress`` of each task the checker finishes: its place, id, result and time."""
-    check_task, done = checker.check_task, [0]
+    """Tell ``progress`` of each task the checker finishes (its place, id, result and time), then of each suite
+    once its top-up is done: the tasks whose findings the top-up's runs changed, and the suite's result. So the
+    last word said of every task is the report's."""
+    check_task, check_suite, done, said = checker.check_task, checker.check_suite, [0], {}
 
     def told(task, first: bool = True):
         result = check_task(task, first)
         done[0] += 1
-        verdict = f"failed ({len(result.failures)} finding(s))" if result.failures else "ok"
-        progress(f"[{done[0]}/{count}] {task.id}: {verdict} in {result.seconds:.1f} s")
+        said[task.id] = len(result.failures)
+        progress(f"[{done[0]}/{count}] {task.id}: {_verdict(result)} in {result.seconds:.1f} s")
+        return result
+
+    def suite_told(suite: str, tasks: list[Task], top_up: bool = True):
+        result = check_suite(suite, tasks, top_up)
+        for t in result.tasks:
+            if len(t.failures) != said.get(t.task.id):
+                progress(f"  {t.task.id}: {_verdict(t)} after the suite's top-up runs")
+        passed = sum(t.passed for t in result.tasks)
+        gates = f"FAIL ({len(result.failures)} finding(s))" if result.failures else "pass"
+        progress(f"suite {suite}: {passed}/{len(result.tasks)} task(s) pass; suite gates {gates}; top-up "
+                 f"+{result.top_up['right']} right, +{result.top_up['wrong']} wrong run(s)")
         return result
     checker.check_task = told   # type: ignore[method-assign]
+    checker.check_suite = suite_told   # type: ignore[method-assign]
+
+
+def _verdict(result) -> str:
+    return f"failed ({len(result.failures)} finding(s))" if result.failures else "ok"
 
 
 def update_quarantine(root: Path, results: list) -> dict[str, str]:

@@ -56,6 +56,12 @@ class TaskResult:
     seconds: float = 0.0
     context: Context | None = None
     quarantined: bool = False   # already in quarantine: reported, but kept out of the suite's figures and gates
+    fairness: list[Failure] = field(default_factory=list)   # the visibility and not-already-done findings
+
+    def gate(self) -> None:
+        """Judge the gates again over the runs so far (the suite's top-up adds runs); fairness findings stay."""
+        self.failures, self.flags = task_gates(self.outcomes)
+        self.failures += self.fairness
 
     @property
     def passed(self) -> bool:
@@ -148,8 +154,8 @@ class Checker:
             outcomes.append(outcome)
         outcomes += self._surfaces(task, ctx, first)
         result.outcomes = outcomes
-        result.failures, result.flags = task_gates(outcomes)
-        result.failures += self.fairness(task, ctx, outcomes)
+        result.fairness = self.fairness(task, ctx, outcomes)
+        result.gate()
         result.seconds = time.perf_counter() - started
         return result
 
@@ -252,7 +258,7 @@ class Checker:
                 if not progress:
                     break
         for r in live:
-            r.failures, r.flags = task_gates(r.outcomes)
+            r.gate()
         return added
 
     def _context(self, task: Task, run: TaskRun) -> Context:

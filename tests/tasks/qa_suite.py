@@ -62,6 +62,25 @@ oracle:
 """,
 }
 
+# Sound runs, unfair task: Ravi asked Mei, not Dana, when the interview is, so Dana cannot read the answer; only
+# the visibility gate catches it (one finding for the binding, one for the answer).
+UNFAIR = {
+    "hidden-day": """
+id: mail-hidden-day
+world: {world}
+outcome: answer
+prompt: When is the interview loop?
+bindings:
+  ask: {{from: mail.message, where: {{owner: mei@small.test, rfc_id: "<h1@small.test>"}}}}
+criteria:
+  - id: day
+    answer: {{type: text, expect: Friday}}
+oracle:
+  - {{op: mail.search, args: {{query: interview}}}}
+  - {{op: task.submit_answer, args: {{answer: Friday}}}}
+""",
+}
+
 
 def write_suite(root: Path, world: Path, tasks: dict[str, str], suite: str = "mail") -> Path:
     folder = root / suite

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from qa_suite import GOOD, WEAK, write_suite  # noqa: E402
+from qa_suite import GOOD, UNFAIR, WEAK, write_suite  # noqa: E402
 
 from simulator.cli.tasks import cli  # noqa: E402
 from simulator.store.episodes import EpisodeStore  # noqa: E402
@@ -101,6 +101,48 @@ def test_top_up_adds_runs_until_the_suite_sample_can_meet_the_bounds(tmp_path, w
     assert suite.figures.right >= runs_needed(0.15) and suite.figures.wrong >= runs_needed(0.12)
     assert suite.figures.wrong_passed == 0 and suite.figures.right_failed == 0
     assert len(store) == 0  # every episode of the check was released
+
+
+def test_a_fairness_finding_outlives_the_top_up_and_the_progress_says_what_the_report_says(tmp_path, world_dir,
+                                                                                        monkeypatch):
+    monkeypatch.setattr(qa_check, "FP_BOUND", 0.06)   # a short top-up; the gates are judged again after it
+    monkeypatch.setattr(qa_check, "FN_BOUND", 0.15)
+    root = write_suite(tmp_path / "suites", world_dir, {**UNFAIR, "reply-sam": GOOD["reply-sam"]})
+    result = CliRunner().invoke(cli, ["check", "mail", "--root", str(root), "--surfaces", "none",
+                                      "--report", str(root / "out")])
+    report = json.loads((root / "out" / "tasks-check.json").read_text())
+    assert report["suites"][0]["top_up"]["wrong"] > 0
+    hidden = _task(report, "mail-hidden-day")   # its runs are sound; only the visibility gate fails it
+    assert [f["run"] for f in hidden["failures"]] == ["binding ask", "answer day"] and not hidden["passed"]
+    assert _task(report, "mail-reply-sam")["passed"] and result.exit_code == 1
+    said = result.stderr.splitlines()
+    assert any(line.startswith("[") and "mail-hidden-day: failed (2 finding(s)) in " in line for line in said)
+    assert not any(line.startswith("  mail-") for line in said)   # the top-up changed no task's findings
+    suite = report["suites"][0]   # the suite's line agrees with the report too (its bounds stay at 2% and 5%)
+    gates = f"FAIL ({len(suite['failures'])} finding(s))" if suite["failures"] else "pass"
+    assert (f"suite mail: 1/2 task(s) pass; suite gates {gates}; top-up +{suite['top_up']['right']} right, "
+            f"+{suite['top_up']['wrong']} wrong run(s)") in said
+
+
+def test_a_task_the_top_up_fails_is_told_again_after_its_suite(tmp_path, world_dir, monkeypatch):
+    monkeypatch.setattr(qa_check, "FP_BOUND", 0.06)
+    monkeypatch.setattr(qa_check, "FN_BOUND", 0.15)
+    random_agent = qa_check.agents.random_agent
+
+    def lucky(ctx, seed: int):   # the top-up's random agents (seeds from 100) stumble on the oracle's calls
+        attempt = random_agent(ctx, seed)
+        attempt.calls = list(ctx.oracle) if seed >= 100 else attempt.calls
+        return attempt
+    monkeypatch.setattr(qa_check.agents, "random_agent", lucky)
+    root = write_suite(tmp_path / "suites", world_dir, {"reply-sam": GOOD["reply-sam"]})
+    result = CliRunner().invoke(cli, ["check", "mail", "--root", str(root), "--surfaces", "none",
+                                      "--report", str(root / "out")])
+    task = _task(json.loads((root / "out" / "tasks-check.json").read_text()), "mail-reply-sam")
+    assert not task["passed"] and {f["gate"] for f in task["failures"]} == {"top_up_random"}
+    said = result.stderr.splitlines()
+    assert any(line.startswith("[1/1] mail-reply-sam: ok in ") for line in said)   # as it stood before the top-up
+    assert f"  mail-reply-sam: failed ({len(task['failures'])} finding(s)) after the suite's top-up runs" in said
+    assert any(line.startswith("suite mail: 0/1 task(s) pass; ") for line in said)
 
 
 def test_agreement_ranks_trajectories_by_reward_against_a_person(tmp_path, world_dir):

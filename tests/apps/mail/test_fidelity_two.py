@@ -126,3 +126,37 @@ def test_a_filter_that_cannot_work_is_refused_naming_the_field(api, episode, arg
                     404 if arguments.get("label") == "Nope" else 422)
     assert error["field"] == field
     assert ok(call(api, episode, "mail", "list_filters")) == []
+
+
+def labels_as(api, episode, person: str, subject: str) -> list[set[str]]:
+    """The labels of each copy of the message ``person`` holds (their search, anywhere in their mailbox)."""
+    hits = api.post(f"/v1/episodes/{episode['id']}/call", json={
+        "tool": "mail_search", "as": person, "arguments": {"query": f'subject:"{subject}" in:anywhere'}}).json()
+    return [set(h["labels"]) for h in hits["result"]["messages"] if h["subject"] == subject]
+
+
+def test_filters_act_on_mail_you_send_yourself_as_it_lands_in_your_inbox(api, episode):
+    ok(call(api, episode, "mail", "create_label", name="Notes"))
+    ok(call(api, episode, "mail", "create_filter", sender="dana@small.test", label="Notes", archive=True))
+    ok(call(api, episode, "mail", "create_filter", sender="dana@small.test", subject="forward",
+            forward_to="mei@small.test"))
+    # Mei's filter would send it straight back: filters do not act on mail a filter forwarded, so nothing loops
+    back = {"sender": "dana", "forward_to": "dana@small.test"}
+    step = api.post(f"/v1/episodes/{episode['id']}/call", json={"tool": "mail_create_filter", "as": "mei@small.test",
+                                                                 "arguments": back})
+    assert step.json()["error"] is None
+    ok(call(api, episode, "mail", "send", to=["dana@small.test"], cc=["ravi@small.test"], subject="Note to self",
+            body="Call Sam back."))
+    # one copy in her mailbox, sent and received: the filter labelled it and took it out of the inbox, as in Gmail
+    assert labels_of(api, episode, "Note to self") == {"SENT", "Notes", "UNREAD"}
+    assert labels_as(api, episode, "ravi@small.test", "Note to self") == [{"INBOX", "UNREAD"}]
+    assert labels_as(api, episode, "mei@small.test", "Note to self") == []
+    ok(call(api, episode, "mail", "send", to=["ravi@small.test"], subject="Just for Ravi", body="Noon?"))
+    assert labels_of(api, episode, "Just for Ravi") == {"SENT"}   # mail to others only never arrives: untouched
+    ok(call(api, episode, "mail", "send", to=["dana@small.test"], subject="Please forward", body="To Mei."))
+    assert labels_of(api, episode, "Please forward") == {"SENT", "Notes", "UNREAD"}
+    assert labels_as(api, episode, "mei@small.test", "Please forward") == [{"INBOX", "UNREAD"}]
+    assert labels_as(api, episode, "dana@small.test", "Please forward") == [{"SENT", "Notes", "UNREAD"}]
+    draft = ok(call(api, episode, "mail", "create_draft", to=["dana@small.test"], subject="Drafted note", body="Later."))
+    ok(call(api, episode, "mail", "send_draft", draft_id=draft["id"]))   # a draft sent to herself lands the same way
+    assert labels_of(api, episode, "Drafted note") == {"SENT", "Notes", "UNREAD"}
