@@ -38,12 +38,21 @@ def rss_by_process(pid: int) -> dict[str, float]:
     """``rss_mb`` of a server, process by process (MB): ``server`` (one ``officeworld up``), or ``supervisor``, each
     worker by its tag (``w0``, ``w1``: its ``OFFICEWORLD_WORKER``) and ``haproxy`` (``up --workers N``); any other
     process below it by its name and pid. A process that ended meanwhile is left out."""
+    return _by_process(pid, _resident_mb)
+
+
+def cpu_by_process(pid: int) -> dict[str, float]:
+    """``cpu_s`` of a server, process by process (CPU seconds so far), labelled as ``rss_by_process`` labels them."""
+    return _by_process(pid, cpu_s)
+
+
+def _by_process(pid: int, figure) -> dict[str, float]:
     found = family(pid)
     out: dict[str, float] = {}
     for each in found:
         with contextlib.suppress(FileNotFoundError, ProcessLookupError, PermissionError):
             label = _label(each, pid, len(found) > 1)
-            out[label] = out.get(label, 0.0) + _resident_mb(each)
+            out[label] = out.get(label, 0.0) + figure(each)
     return out
 
 

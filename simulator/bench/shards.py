@@ -10,7 +10,11 @@ episodes were spread over the workers as they were created). The clients run in 
 calls, errors, client CPU) or take the worst (p99). On a machine with few cores the clients compete with the
 workers for CPU (``client_cpu_pct`` says how much they used); one client process saturates near one core's
 worth of calls, so on a many-core machine give it several. The ratio approaches N only with N cores free for
-the workers, and more for the clients and the router. The run stops by itself; nothing here asserts a figure.
+the workers, and more for the clients and the router: ``server_cpu_ms_per_call`` (by process: ``server``, or each
+worker, ``haproxy`` and the ``supervisor``) and ``client_cpu_ms_per_call`` say what each call cost where, so that
+on a machine whose cores all of them share, the ratio the costs allow can be read off: with everything saturated,
+2 cores over the sum of the costs per call, against one core over the one server's. The run stops by itself;
+nothing here asserts a figure.
 """
 
 from __future__ import annotations
@@ -29,11 +33,12 @@ from typing import Iterator
 import httpx
 
 from simulator.bench.load import Agent, each, measure, say
-from simulator.bench.served import Served, server_process
+from simulator.bench.served import Served, cpu_by_process, server_process
 from simulator.bench.wire import Connection, on_uvloop
 from simulator.store.episodes import worker_of
 
-KEPT = ("achieved_per_s", "calls", "p50_ms", "p99_ms", "errors", "dropped", "client_cpu_pct")
+KEPT = ("achieved_per_s", "calls", "p50_ms", "p99_ms", "errors", "dropped", "client_cpu_pct", "client_cpu_ms_per_call",
+        "server_cpu_ms_per_call")
 
 
 @contextlib.contextmanager
@@ -93,11 +98,11 @@ async def _saturate(url: str, pid: int, token: str, world: str, episodes: int, s
     start()
     await measure(agents, Agent.rest, min(seconds, 3.0), pid, None)   # warm: first calls clone each app's image
     start()
-    rest = await measure(agents, Agent.rest, seconds, pid, None)
+    rest = await _measured(agents, Agent.rest, seconds, pid)
     opened = await each(agents, lambda agent, _: agent.open_mcp())
     live = [a for a, ok in zip(agents, opened) if ok]
     start()
-    mcp = await measure(live, Agent.mcp, seconds, pid, None)
+    mcp = await _measured(live, Agent.mcp, seconds, pid)
     mcp["dropped"] += len(agents) - len(live)
     await each(live, lambda agent, _: agent.close_mcp())
     for agent in agents:
@@ -109,7 +114,16 @@ async def _saturate(url: str, pid: int, token: str, world: str, episodes: int, s
     for agent in agents:
         tag = worker_of(agent.episode) or "w0"
         spread[tag] = spread.get(tag, 0) + 1
-    return {"rest": {k: rest[k] for k in KEPT}, "mcp": {k: mcp[k] for k in KEPT}, "episodes_per_worker": spread}
+    kept = [k for k in KEPT if k != "server_cpu_ms_per_call"] + ["server_cpu_s"]
+    return {"rest": {k: rest[k] for k in kept}, "mcp": {k: mcp[k] for k in kept}, "episodes_per_worker": spread}
+
+
+async def _measured(agents: list[Agent], call, seconds: float, pid: int) -> dict:
+    """``measure`` in a tight loop, with the CPU seconds each process of the server spent meanwhile."""
+    before = cpu_by_process(pid)
+    figures = await measure(agents, call, seconds, pid, None)
+    after = cpu_by_process(pid)
+    return figures | {"server_cpu_s": {label: after[label] - before.get(label, 0.0) for label in after}}
 
 
 def _client(args: tuple[str, int, str, str, int, float], together, results) -> None:
@@ -119,7 +133,7 @@ def _client(args: tuple[str, int, str, str, int, float], together, results) -> N
 def _saturate_with(clients: int, url: str, pid: int, token: str, world: str, episodes: int, seconds: float) -> dict:
     """``_saturate`` from ``clients`` processes at once, their figures put together."""
     if clients <= 1:
-        return on_uvloop(_saturate(url, pid, token, world, episodes, seconds))
+        return _combined([on_uvloop(_saturate(url, pid, token, world, episodes, seconds))])
     spawn = multiprocessing.get_context("spawn")
     together, results = spawn.Barrier(clients), spawn.Queue()
     shares = [episodes // clients + (i < episodes % clients) for i in range(clients)]
@@ -134,13 +148,22 @@ def _saturate_with(clients: int, url: str, pid: int, token: str, world: str, epi
 
 
 def _combined(parts: list[dict]) -> dict:
+    """The client processes' figures put together: counts add up, p50 and p99 are the worst process's, CPU per call
+    is over every process's calls (the server's CPU is what it spent during the runs, which started together)."""
     out: dict = {"clients": len(parts)}
     for surface in ("rest", "mcp"):
         each = [part[surface] for part in parts]
         out[surface] = {key: sum(figures[key] for figures in each)
                         for key in ("achieved_per_s", "calls", "errors", "dropped", "client_cpu_pct")}
+        calls = max(out[surface]["calls"], 1)
         out[surface]["achieved_per_s"] = round(out[surface]["achieved_per_s"], 1)
         out[surface] |= {"p50_ms": max(f["p50_ms"] for f in each), "p99_ms": max(f["p99_ms"] for f in each)}
+        out[surface]["client_cpu_ms_per_call"] = round(sum(f["client_cpu_ms_per_call"] * f["calls"] for f in each)
+                                                       / calls, 3)
+        spent = [f["server_cpu_s"] for f in each]
+        out[surface]["server_cpu_ms_per_call"] = {
+            label: round(sum(s.get(label, 0.0) for s in spent) / len(spent) / calls * 1000, 3)
+            for label in sorted(set().union(*spent))}
     spread: dict[str, int] = {}
     for part in parts:
         for tag, count in part["episodes_per_worker"].items():

@@ -18,6 +18,11 @@ def test_saturation_with_one_server_and_two_workers_and_their_ratio():
             assert set(figures) == set(KEPT)
             assert figures["calls"] > 0 and figures["errors"] == 0 and figures["dropped"] == 0, (setup, surface)
     assert report["workers_1"]["episodes_per_worker"] == {"w0": 4}
+    # Where the CPU went, per call and process: the one server; the workers, HAProxy and the supervisor.
+    assert set(report["workers_1"]["rest"]["server_cpu_ms_per_call"]) == {"server"}
+    per_process = report["workers_2"]["rest"]["server_cpu_ms_per_call"]
+    assert {"w0", "w1", "haproxy", "supervisor"} <= set(per_process)
+    assert per_process["w0"] > 0 and per_process["haproxy"] > 0
     spread = report["workers_2"]["episodes_per_worker"]
     assert set(spread) == {"w0", "w1"} and sum(spread.values()) == 4   # leastconn takes turns among idle workers
     assert set(report["ratio"]) == {"rest", "mcp"} and all(r > 0 for r in report["ratio"].values())
