@@ -245,3 +245,11 @@ def test_up_resume_brings_each_episode_back_in_the_worker_that_held_it(tmp_path,
         assert _search(again, by_worker["w1"][0]).status_code == 503
     finally:
         again.stop()
+
+
+def test_the_router_runs_a_thread_per_four_cores_and_at_least_one(tmp_path):
+    from simulator.service.router import threads, write_config
+
+    assert [threads(cores) for cores in (1, 2, 3, 4, 8, 16, 64)] == [1, 1, 1, 1, 2, 4, 16]
+    config = write_config(tmp_path, "127.0.0.1", 8000, {"w0": 8001, "w1": 8002}).read_text()
+    assert f"    nbthread {threads()}\n" in config
