@@ -123,3 +123,59 @@ def test_a_port_in_use_is_refused():
         with pytest.raises(OSError) as refused:
             listener.listening("127.0.0.1", taken.getsockname()[1], 16)
     assert refused.value.errno == errno.EADDRINUSE
+
+
+class _Transport:
+    """What a loop's transport is to ``Coalescing``: its writes recorded."""
+
+    def __init__(self):
+        self.writes: list[bytes] = []
+        self.closed = False
+
+    def write(self, data):
+        self.writes.append(data)
+
+    def is_closing(self):
+        return self.closed
+
+    def close(self):
+        self.closed = True
+
+    def get_write_buffer_size(self):
+        return 0
+
+    def get_extra_info(self, name):
+        return ("127.0.0.1", 1) if name == "peername" else None
+
+
+def test_writes_in_one_turn_of_the_loop_go_out_as_one_and_in_order():
+    async def main():
+        inner = _Transport()
+        wrapped = listener.Coalescing(inner, asyncio.get_running_loop())
+        wrapped.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n")
+        wrapped.writelines([b"o", b"k"])
+        assert inner.writes == [] and wrapped.get_write_buffer_size() == 40
+        await asyncio.sleep(0)   # the end of the turn
+        first = list(inner.writes)
+        wrapped.write(b"more")
+        wrapped.close()   # what is held goes out before the close
+        assert wrapped.get_extra_info("peername") == ("127.0.0.1", 1)   # the rest is the transport's own
+        return first, inner
+
+    first, inner = asyncio.run(main())
+    assert first == [b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"]
+    assert inner.writes[1:] == [b"more"] and inner.closed
+
+
+def test_a_long_body_written_in_one_turn_is_not_held_whole():
+    async def main():
+        inner = _Transport()
+        wrapped = listener.Coalescing(inner, asyncio.get_running_loop())
+        for _ in range(40):
+            wrapped.write(b"x" * 4096)
+        held = wrapped.get_write_buffer_size()
+        await asyncio.sleep(0)
+        return inner, held
+
+    inner, held = asyncio.run(main())
+    assert held < 65536 and b"".join(inner.writes) == b"x" * 4096 * 40 and len(inner.writes) == 3
