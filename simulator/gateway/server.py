@@ -70,14 +70,17 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
 
     # The MCP SDK and server: built by the first MCP request, or with warm_mcp as soon as it runs (mcp_lazy.py).
     mcp = LazyMCP(store, operations, browsers)
+    peers = Peers()   # the other workers of ``up --workers N`` (none otherwise)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
+        peers.open()   # at start, not on the first request asking across workers (Peers.open says why)
         async with mcp.lifespan(warm=warm_mcp):
             gateway.loop = asyncio.get_running_loop()
             with memory.serving(gateway.loop):   # a release retires the loop's idle worker threads
                 yield
             gateway.loop = None
+        await peers.close()
         try:   # in a worker thread: closing Chromium waits on its thread (seconds)
             await anyio.to_thread.run_sync(browsers.close)
         except RuntimeError:   # Python 3.12+ stopped from an atexit handler (local_world): no new thread may
@@ -88,8 +91,6 @@ def build_app(store: EpisodeStore | None = None, catalog: Catalog | None = None,
 
     async def get_episode(episode_id: str):  # async: a dict lookup needs no worker thread
         return store.get(episode_id)
-
-    peers = Peers()   # the other workers of ``up --workers N`` (none otherwise)
 
     @api.get("/health", tags=["control"])  # the first route: the router tries routes in order
     async def health(request: Request) -> dict:

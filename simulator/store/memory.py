@@ -30,7 +30,16 @@ up`` and of an app service), waits for them to end, then collects and trims: the
 went from +23-25% to +4.5%. What stays (~5 MB of pages, 0.7 MB live, probed) is bounded and does not grow
 with episodes: the event loop thread's own cache, the freelists of asyncio and uvloop (future iterators,
 timer and call handles, up to 250 each) and a few hundred weakrefs, scattered over the pages the load
-used. ``MALLOC_ARENA_MAX=2`` and a fixed mmap threshold changed nothing. The
+used. For the same reason, what the server keeps for good is made at its start, not on a first request
+that may come after a load: such a request between the deletions and the trim puts its long-lived
+allocations into the freed pages, one chunk in many pages, and the trim can give back none of those. The
+HTTP client a worker of ``up --workers N`` asks its peers with (``simulator.gateway.peers``; ~3 MB, 1.2 MB
+of it the certificate store every ``httpx`` client loads) was made on the worker's first ``/health`` across
+workers, and the load bench's, right after the deletions, was the first for one worker in three runs of five
+(the supervisor's own check at start had reached the other): that worker's heap stayed at 125 MB, the
+other's at 104, after both releases (``/proc/PID/smaps``), +23-25% above its start for good. Made by the
+lifespan at start, both workers end at +6-7%.
+``MALLOC_ARENA_MAX=2`` and a fixed mmap threshold changed nothing. The
 variable is read when the interpreter starts, so ``serve_with_system_malloc`` (``simulator/cli/ahead.py``,
 called first thing by the ``officeworld`` command) executes ``officeworld up`` and ``officeworld app-service`` again with it set,
 unless it is set already: ``PYTHONMALLOC=pymalloc`` keeps Python's allocator, for CPU over memory: an
