@@ -1,4 +1,5 @@
-"""uvicorn's server, but its listening sockets take every waiting connection each time they are ready (``Server``).
+"""uvicorn's server, but its listening sockets take every waiting connection each time they are ready, and each
+connection's writes in one turn of the loop go out together (``Server``).
 
 uvloop runs on libuv, which since 1.45 accepts one connection per turn of the event loop ("unix: don't accept()
 connections in a loop", libuv#3696: most servers' second ``accept`` finds nothing). A turn of a saturated gateway
@@ -48,7 +49,7 @@ def run(config: uvicorn.Config) -> None:
 
 
 class Server(uvicorn.Server):
-    """``uvicorn.Server``, accepting through ``Listener``."""
+    """``uvicorn.Server``, accepting through ``Listener``, each connection's transport ``Coalescing``."""
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         config = self.config
@@ -63,7 +64,7 @@ class Server(uvicorn.Server):
         def protocol() -> asyncio.Protocol:   # what uvicorn's own startup makes for each connection
             made = config.http_protocol_class(config=config, server_state=self.server_state,   # type: ignore[call-arg]
                                               app_state=self.lifespan.state, _loop=loop)
-            connection_made = made.connection_made
+            connection_made = made.connection_made   # the protocol keeps the transport it is given: the wrapped one
             made.connection_made = lambda transport: connection_made(Coalescing(transport, loop))  # type: ignore
             return made
         try:
