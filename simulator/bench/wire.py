@@ -28,6 +28,9 @@ def on_uvloop(main: Coroutine[Any, Any, T]) -> T:
         return runner.run(main)
 
 
+_compact = json.JSONEncoder(separators=(",", ":")).encode   # made once: json.dumps makes one per call given options
+
+
 class ConnectionLost(Exception):
     """The connection failed while a request was out (not the idle close a keep-alive client expects)."""
 
@@ -59,7 +62,7 @@ class Connection:
     async def request(self, method: str, path: str, body: bytes | dict | list | None = None,
                       headers: dict[str, str] | None = None) -> Response:
         if isinstance(body, (dict, list)):
-            body = json.dumps(body, separators=(",", ":")).encode()
+            body = _compact(body).encode()
         head = f"{method} {path} HTTP/1.1\r\n{self._fixed}"
         if headers:
             head += "".join(f"{k}: {v}\r\n" for k, v in headers.items())
