@@ -104,8 +104,8 @@ def meeting_by_mail(d: Draft) -> None:
                                    "attendees": {"set": people}, "status": "confirmed",
                                    "title": _about(*topic.split(), first(other))}})
     d.check("asked", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 1}, "where": {
-        "owner": other.email, "sender": "$actor", "subject": _subject(*topic.split(), "meet", "meeting", "hour", "time",
-                                                                     "catch", "sync", "chat", "call")}})
+        "owner": other.email, "sender": "$actor", "body": {"regex": f"(?is).*{ASKING}.*"},   # what they answer
+        "subject": _subject(*topic.split(), "meet", "meeting", "hour", "time", "catch", "sync", "chat", "call")}})
     d.check("accepted", weight=0.5, records={"from": "calendar.event", "where": {"organizer": "$actor"},
                                              "created": True, "count": 1,
                                              "expect": {"accepted": {"contains": other.email}}})
@@ -267,7 +267,8 @@ def chase_silence(d: Draft) -> None:
     d.check("filled", records={"from": "docs.cell", "where": {"item_id": "$sheet.id", "row": row, "col": 3},
                                "count": 1, "expect": {"input": {"number": planned[lead.email]}}})
     d.check("answered", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 1}, "where": {
-        "owner": "$actor", "sender": lead.email}})   # the chase worked: the figure came from them
+        "owner": "$actor", "sender": lead.email, "body": {"phrase": f"planning {planned[lead.email]} people"}}})
+    # the chase worked: the figure came from them (their reply's words; their older mail to me gives no figure)
     d.check("rest_kept", role="guard", records={"from": "docs.cell", "where": {
         "item_id": "$sheet.id", "row": {"not": row}}, "unchanged": True})
     d.check("asked", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 2}, "where": {
