@@ -152,3 +152,11 @@ def test_above_the_managers_limit_the_head_and_the_manager_both_sign(catalog):
     episode, reward = _run(catalog, task, only_head)
     assert not reward.passed and _status(reward)["asked_1"] == "fail"
     assert _status(reward)["answered_first_1"] == "fail"
+
+
+@pytest.mark.parametrize("family", ["cw-meeting-by-mail", "cw-chase-silence"])
+def test_the_world_does_not_already_hold_the_ask_or_the_answer(catalog, family):
+    # acme's own mail has Dana writing to colleagues about plans and times, and leads mailing her: none is the ask
+    # for an hour (what the colleague answers) nor the lead's figure
+    for task in catalog.select(family=family):
+        assert runs.already_done(catalog, task) == [], task.id
