@@ -37,22 +37,20 @@ def _at(day: date, hour: float) -> datetime:
     return datetime.combine(day, time()) + timedelta(minutes=int(hour * 60))
 
 
-def quarter_close(d: Draft) -> None:
-    """The quarter-close pack: every deal won this quarter in a sheet, a memo with the total, the total to the
-    head of finance, and a review meeting with them - past deals won last quarter and lost this one."""
-    view = d.view
-    cfo = _finance_head(d)
-    today = view.today
-    start = date(today.year, (today.month - 1) // 3 * 3 + 1, 1)
-    quarter = quarter_name(today)
+def _deals(d: Draft, start: date, quarter: str) -> list[float]:
+    """Seed 3-6 deals (won this quarter, won last quarter, lost this one) and give the amounts won this quarter,
+    the world's own among them. Deals are added until two are won with an amount: with one, the sheet's total
+    is that deal's own amount, and a sheet without the total could not be told from the pack."""
+    view, today = d.view, d.view.today
     won = [x.amount or 0 for x in view.deals if x.stage == "Closed Won" and x.close_date is not None
            and start <= x.close_date <= today]
     owners = view.crm_users() or [view.actor]
-    for n in range(d.rng.randint(3, 6)):
+    count, n = d.rng.randint(3, 6), 0
+    while n < count or len([a for a in won if a]) < 2:
         owner = d.rng.choice(owners).email
         acct = d.fresh(lambda: d.fake.company().replace(",", ""))
         d.setup("crm.create_account", by=owner, save=f"a{n}", name=acct, type="Customer", owner=owner)
-        kind = d.rng.choice(["won", "won", "won", "last", "lost"])
+        kind = d.rng.choice(["won", "won", "won", "last", "lost"]) if n < count else "won"
         amount = round_to(d.rng.randint(12, 240) * 1000, 500)
         close = start - timedelta(days=d.rng.randint(1, 40)) if kind == "last" else \
             start + timedelta(days=d.rng.randint(0, max(0, (today - start).days)))
@@ -61,8 +59,19 @@ def quarter_close(d: Draft) -> None:
                 loss_reason="Price" if kind == "lost" else None, owner=owner)
         if kind == "won":
             won.append(amount)
-    if not won:
-        raise Skip("nothing won this quarter")
+        n += 1
+    return won
+
+
+def quarter_close(d: Draft) -> None:
+    """The quarter-close pack: every deal won this quarter in a sheet, a memo with the total, the total to the
+    head of finance, and a review meeting with them - past deals won last quarter and lost this one."""
+    view = d.view
+    cfo = _finance_head(d)
+    today = view.today
+    start = date(today.year, (today.month - 1) // 3 * 3 + 1, 1)
+    quarter = quarter_name(today)
+    won = _deals(d, start, quarter)
     total = round(sum(won), 2)
     options = [(day, h / 2) for day in view.workdays(today, 6)[1:] for h in range(18, 34)
                if all(view.free(p, _at(day, h / 2), _at(day, h / 2 + 0.5)) for p in (d.actor, cfo.email))]
