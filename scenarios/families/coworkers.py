@@ -202,13 +202,16 @@ def review_returned(d: Draft) -> None:
         "body": {"all_of": [*checks, {"phrase": customer}, {"tokens": cadence.split()[-1:]}]}}})
     d.check("reviewer_comments", weight=0.5, records={"from": "docs.permission", "where": {
         "item_id": "$draft.id", "person": boss.email}, "created": True, "count": 1, "expect": {"role": "commenter"}})
+    which = _about("proposal", *_words(customer))   # which draft: the world's own mail asks reviews of others
     d.check("asked", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 1}, "where": {
         "owner": boss.email, "sender": "$actor", "subject": _subject("review", "proposal", "draft", "feedback",
-                                                                  *_words(customer))}})
+                                                                  *_words(customer)),
+        "body": {"all_of": [{"regex": f"(?is).*{REVIEWING}.*"}, which]}}})
     d.check("passed_on", weight=0.5, records={"from": "docs.permission", "where": {
         "item_id": "$draft.id", "person": nxt.email}, "created": True, "count": 1, "expect": {"role": "editor"}})
     d.check("told", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 1}, "where": {
-        "owner": nxt.email, "sender": "$actor", "subject": _subject("proposal", "draft", "ready", *_words(customer))},
+        "owner": nxt.email, "sender": "$actor", "subject": _subject("proposal", "draft", "ready", *_words(customer)),
+        "body": which},
         "expect": {"body": _about("proposal", "draft", "ready", "reviewed", "shared", "changes", "send")}})
     d.check("after_review", role="guard", trajectory={
         "called": "docs.share", "args": {"email": {"email": nxt.email}},
@@ -361,7 +364,8 @@ def discount_signoff(d: Draft) -> None:
             "from": "mail.message", "created": True, "count": {"min": 1}, "where": {
                 "owner": who.email, "sender": "$actor",
                 "subject": _subject("discount", "approval", "approve", "sign", "pricing", *_words(acct.name))},
-            "expect": {"body": {"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{_spelled(pct)} percent"}]}}})
+            "expect": {"body": {"all_of": [{"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{_spelled(pct)} percent"}]},
+                                           _about(*_words(acct.name))]}}})   # whose discount: not another's
     for n, who in enumerate(needed):
         d.check(f"answered_first_{n}", role="guard", trajectory={
             "called": "mail.reply", "args": {"message_id": "$ask.id"},
