@@ -104,7 +104,8 @@ def discount_desk(d: Draft) -> None:
     d.check("asked_approver", records={
         "from": "mail.message", "where": {"owner": approver.email, "sender": "$actor"}, "created": True,
         "count": {"min": 1}, "expect": {"body": {"all_of": [   # the rate, and whose (not another customer's)
-            {"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{pct} percent"}]}, naming(acct.name)]}}})
+            {"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{pct} percent"}]}, naming(acct.name)]},
+            "subject": {"not": {"regex": rf"(?s).*(?<![\d.])(?!{pct}\s*%)\d+(?:\.\d+)?\s*%.*"}}}})   # no other rate
     d.check("price_kept", role="guard", records={"from": "crm.opportunity", "where": {"id": "$deal.id"},
                                                  "count": 1, "unchanged": True})
     others = [p.email for p in (manager, boss) if p.email != approver.email]
