@@ -22,10 +22,12 @@ from scenarios.families.common import (
     distinct_firsts,
     first,
     money,
+    naming,
     new_customer,
     owners_with_manager,
     quarter_end,
     round_to,
+    telling_words,
 )
 from scenarios.families.schedule import _at, _free_days, _pick
 from scenarios.family import Family, Skip
@@ -54,12 +56,6 @@ def _subject(*words: str) -> dict:
     """A subject comparator for a person's own mail: about one of ``words``, not a calendar notice."""
     return {"all_of": [_about(*words), {"not": {"regex": "(?is)(invitation|updated invitation|canceled event|"
                                                 "accepted|declined|tentatively accepted): .*"}}]}
-
-
-def _words(name: str) -> list[str]:
-    """The telling words of a company's name (not 'and', 'Inc', 'Group'...)."""
-    common = {"and", "the", "inc", "llc", "ltd", "plc", "group", "sons", "company", "co"}
-    return [w for w in re.findall(r"[A-Za-z]+", name) if len(w) > 2 and w.lower() not in common]
 
 
 def _day(day: date) -> str:
@@ -104,8 +100,8 @@ def meeting_by_mail(d: Draft) -> None:
                                    "attendees": {"set": people}, "status": "confirmed",
                                    "title": _about(*topic.split(), first(other))}})
     d.check("asked", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 1}, "where": {
-        "owner": other.email, "sender": "$actor", "subject": _subject(*topic.split(), "meet", "meeting", "hour", "time",
-                                                                     "catch", "sync", "chat", "call")}})
+        "owner": other.email, "sender": "$actor", "body": {"regex": f"(?is).*{ASKING}.*"},   # what they answer
+        "subject": _subject(*topic.split(), "meet", "meeting", "hour", "time", "catch", "sync", "chat", "call")}})
     d.check("accepted", weight=0.5, records={"from": "calendar.event", "where": {"organizer": "$actor"},
                                              "created": True, "count": 1,
                                              "expect": {"accepted": {"contains": other.email}}})
@@ -202,13 +198,16 @@ def review_returned(d: Draft) -> None:
         "body": {"all_of": [*checks, {"phrase": customer}, {"tokens": cadence.split()[-1:]}]}}})
     d.check("reviewer_comments", weight=0.5, records={"from": "docs.permission", "where": {
         "item_id": "$draft.id", "person": boss.email}, "created": True, "count": 1, "expect": {"role": "commenter"}})
+    which = {"any_of": [{"tokens": ["proposal"]}, naming(customer)]}   # which draft: the world's own mail asks reviews of others
     d.check("asked", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 1}, "where": {
         "owner": boss.email, "sender": "$actor", "subject": _subject("review", "proposal", "draft", "feedback",
-                                                                  *_words(customer))}})
+                                                                  *telling_words(customer)),
+        "body": {"all_of": [{"regex": f"(?is).*{REVIEWING}.*"}, which]}}})
     d.check("passed_on", weight=0.5, records={"from": "docs.permission", "where": {
         "item_id": "$draft.id", "person": nxt.email}, "created": True, "count": 1, "expect": {"role": "editor"}})
     d.check("told", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 1}, "where": {
-        "owner": nxt.email, "sender": "$actor", "subject": _subject("proposal", "draft", "ready", *_words(customer))},
+        "owner": nxt.email, "sender": "$actor", "subject": _subject("proposal", "draft", "ready", *telling_words(customer)),
+        "body": which},
         "expect": {"body": _about("proposal", "draft", "ready", "reviewed", "shared", "changes", "send")}})
     d.check("after_review", role="guard", trajectory={
         "called": "docs.share", "args": {"email": {"email": nxt.email}},
@@ -267,7 +266,8 @@ def chase_silence(d: Draft) -> None:
     d.check("filled", records={"from": "docs.cell", "where": {"item_id": "$sheet.id", "row": row, "col": 3},
                                "count": 1, "expect": {"input": {"number": planned[lead.email]}}})
     d.check("answered", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 1}, "where": {
-        "owner": "$actor", "sender": lead.email}})   # the chase worked: the figure came from them
+        "owner": "$actor", "sender": lead.email, "body": {"phrase": f"planning {planned[lead.email]} people"}}})
+    # the chase worked: the figure came from them (their reply's words; their older mail to me gives no figure)
     d.check("rest_kept", role="guard", records={"from": "docs.cell", "where": {
         "item_id": "$sheet.id", "row": {"not": row}}, "unchanged": True})
     d.check("asked", weight=0.5, records={"from": "mail.message", "created": True, "count": {"min": 2}, "where": {
@@ -359,8 +359,9 @@ def discount_signoff(d: Draft) -> None:
         d.check(f"asked_{n}", weight=0.5, records={
             "from": "mail.message", "created": True, "count": {"min": 1}, "where": {
                 "owner": who.email, "sender": "$actor",
-                "subject": _subject("discount", "approval", "approve", "sign", "pricing", *_words(acct.name))},
-            "expect": {"body": {"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{_spelled(pct)} percent"}]}}})
+                "subject": _subject("discount", "approval", "approve", "sign", "pricing", *telling_words(acct.name))},
+            "expect": {"body": {"all_of": [{"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{_spelled(pct)} percent"}]},
+                                           naming(acct.name)]}}})   # whose discount: not another's
     for n, who in enumerate(needed):
         d.check(f"answered_first_{n}", role="guard", trajectory={
             "called": "mail.reply", "args": {"message_id": "$ask.id"},

@@ -6,7 +6,15 @@ from datetime import timedelta
 
 from scenarios import handbook
 from scenarios.draft import Draft
-from scenarios.families.common import money, money_phrases, new_customer, owners_with_manager, quarter_end, round_to
+from scenarios.families.common import (
+    money,
+    money_phrases,
+    naming,
+    new_customer,
+    owners_with_manager,
+    quarter_end,
+    round_to,
+)
 from scenarios.family import Family
 
 OPEN = ["Qualification", "Needs Analysis", "Value Proposition", "Proposal", "Negotiation"]
@@ -95,7 +103,9 @@ def discount_desk(d: Draft) -> None:
     approver = manager if tier == 1 else boss
     d.check("asked_approver", records={
         "from": "mail.message", "where": {"owner": approver.email, "sender": "$actor"}, "created": True,
-        "count": {"min": 1}, "expect": {"body": {"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{pct} percent"}]}}})
+        "count": {"min": 1}, "expect": {"body": {"all_of": [   # the rate, and whose (not another customer's)
+            {"any_of": [{"phrase": f"{pct}%"}, {"phrase": f"{pct} percent"}]}, naming(acct.name)]},
+            "subject": {"not": {"regex": rf"(?s).*(?<![\d.])(?!{pct}\s*%)\d+(?:\.\d+)?\s*%.*"}}}})   # no other rate
     d.check("price_kept", role="guard", records={"from": "crm.opportunity", "where": {"id": "$deal.id"},
                                                  "count": 1, "unchanged": True})
     others = [p.email for p in (manager, boss) if p.email != approver.email]

@@ -8,7 +8,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from scenarios import handbook
 from scenarios.draft import Draft
 from scenarios.families.calendar import BUSY_TITLES, _cover, _unique_first_names
-from scenarios.families.common import new_customer
+from scenarios.families.common import naming, new_customer
 from scenarios.family import Family, Skip
 from worlds.model import Person
 
@@ -247,7 +247,8 @@ def cancel_with_reason(d: Draft) -> None:
                                                      "count": 1, "unchanged": True})
     for n, p in enumerate(team):
         d.check(f"told_{n}", records={"from": "mail.message", "where": {
-            "owner": p.email, "sender": "$actor", "body": {"any_of": [{"tokens": [w]} for w in words]}},
+            "owner": p.email, "sender": "$actor", "body": {"all_of": [   # why, and whose session (a cancel notice
+                {"any_of": [{"tokens": [w]} for w in words]}, naming(vendor)]}},   # names it in its title)
             "created": True, "count": {"min": 1}})
     d.distractors = 1
     d.title = f"Call off the {vendor} session"

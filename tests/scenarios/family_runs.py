@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tasks.checks import Grading
+from tasks.qa import fairness
 from tasks.reward import Reward
 
 
@@ -17,3 +19,15 @@ def first_task(catalog, family: str):
     found = catalog.select(family=family)
     assert found, family
     return found[0]
+
+
+def already_done(catalog, task) -> list[str]:
+    """What the not-already-done gate (``tasks.qa.fairness.already_done``) finds in a fresh episode of ``task``
+    before any call: goals over records the starting state already meets."""
+    run = catalog.engine.begin(task)
+    try:
+        state = run.prepared.state
+        grading = Grading(task, run.scope, state, state, [], run.episode.world.info.timezone)
+        return [f"{f.run}: {f.evidence}" for f in fairness.already_done(run, None, grading)]
+    finally:
+        catalog.engine.release(run.episode)

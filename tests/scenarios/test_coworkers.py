@@ -152,3 +152,13 @@ def test_above_the_managers_limit_the_head_and_the_manager_both_sign(catalog):
     episode, reward = _run(catalog, task, only_head)
     assert not reward.passed and _status(reward)["asked_1"] == "fail"
     assert _status(reward)["answered_first_1"] == "fail"
+
+
+@pytest.mark.parametrize("family", ["cw-meeting-by-mail", "cw-chase-silence", "cw-review-returned",
+                                    "cw-discount-signoff"])
+def test_the_world_does_not_already_hold_the_ask_or_the_answer(catalog, family):
+    # acme's own mail has Dana writing to colleagues about plans, times and drafts, and leads mailing her: none is
+    # the ask for an hour (what the colleague answers), the lead's figure, nor the ask to review or the word that
+    # this customer's proposal is ready
+    for task in catalog.select(family=family):
+        assert runs.already_done(catalog, task) == [], task.id

@@ -5,6 +5,9 @@ from __future__ import annotations
 import family_runs as runs
 import pytest
 
+from simulator.store.episodes import EpisodeStore
+from simulator.tasks.catalog import task_catalog
+
 
 @pytest.mark.parametrize("scope", ["all", "this"])
 def test_a_series_changed_for_all_weeks_or_one_fails(catalog, scope):
@@ -29,3 +32,14 @@ def test_booking_instead_of_answering_breaks_the_guard(catalog):
     # booked before the answer: after it, the world refuses the agent's writes (the final-answer rule)
     reward = runs.reward(catalog, task, [*task.oracle[:-1], type(task.oracle[0]).model_validate(booking), task.oracle[-1]])
     assert reward.total == 0.0
+
+
+def test_an_older_mail_giving_the_same_reason_does_not_tell_the_team():
+    # acme's eighth cancellation: Dana once mailed a colleague about a demo; the word of this cancellation names
+    # the vendor (a cancel notice does, in its title)
+    catalog = task_catalog(EpisodeStore(), corpus="acme:8")
+    tasks = catalog.select(family="sched-cancel-with-reason")
+    assert len(tasks) == 8
+    for task in tasks:
+        assert runs.already_done(catalog, task) == [], task.id
+    assert runs.reward(catalog, tasks[-1], tasks[-1].oracle).passed
