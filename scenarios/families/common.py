@@ -98,17 +98,18 @@ def read_only(d: Draft) -> None:
     d.check("read_only", role="penalty", weight=0.5, trajectory={"max_writes": 0})
 
 
+_FILLER = {"and", "the", "inc", "llc", "ltd", "plc", "group", "sons", "company", "co"}   # no word of a name to tell
+
+
 def telling_words(name: str) -> list[str]:
     """The telling words of a company's name (not 'and', 'Inc', 'Group'...)."""
-    common = {"and", "the", "inc", "llc", "ltd", "plc", "group", "sons", "company", "co"}
-    return [w for w in re.findall(r"[A-Za-z]+", name) if len(w) > 2 and w.lower() not in common]
+    return [w for w in re.findall(r"[A-Za-z]+", name) if len(w) > 2 and w.lower() not in _FILLER]
 
 
 def naming(name: str) -> dict:
     """A text comparator: names the company ``name``, in full or by a telling word of it ("Long-Clark", "Clark")."""
-    common = {"and", "the", "inc", "llc", "ltd", "plc", "group", "sons", "company", "co"}
     chunks = [c.strip(".,;:!?'\"()") for c in name.split()]   # as written: "Long-Clark" is one word
-    words = [c for c in chunks if len(c) > 2 and c.lower() not in common] + telling_words(name)
+    words = [c for c in chunks if len(c) > 2 and c.lower() not in _FILLER] + telling_words(name)
     return {"any_of": [{"phrase": name}, *({"tokens": [w]} for w in dict.fromkeys(w.lower() for w in words))]}
 
 
