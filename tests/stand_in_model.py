@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import re
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Callable
+
+from stand_in_http import Quiet, send_json
 
 
 class StandIn:
@@ -18,7 +20,7 @@ class StandIn:
         self.requests: list[dict] = []
         stand_in = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(Quiet):
             def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
                 stand_in.requests.append(body)
@@ -26,16 +28,7 @@ class StandIn:
                     self.send_response(404)
                     self.end_headers()
                     return
-                data = json.dumps({"choices": [{"message": {"role": "assistant",
-                                                            "content": stand_in.answer(body)}}]}).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args) -> None:
-                pass
+                send_json(self, {"choices": [{"message": {"role": "assistant", "content": stand_in.answer(body)}}]})
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"

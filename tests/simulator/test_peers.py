@@ -7,34 +7,20 @@ its start). The peer here is a stand-in HTTP server answering its own part, as a
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import httpx
 from fastapi.testclient import TestClient
+from stand_in_http import Quiet, send_json, serving
 from surfaces import CONTROL
 
 from simulator.gateway.server import build_app
 
 
-class _Peer(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = {"status": "ok", "episodes": 0, "apps": []} if self.path == "/health" else []
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args) -> None:
-        pass
+class _Peer(Quiet):
+    def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+        send_json(self, {"status": "ok", "episodes": 0, "apps": []} if self.path == "/health" else [])
 
 
 def test_the_peers_client_is_made_at_start_not_by_a_request_and_closed_at_stop(store, monkeypatch):
-    peer = ThreadingHTTPServer(("127.0.0.1", 0), _Peer)
-    threading.Thread(target=peer.serve_forever, daemon=True).start()
     made: list[httpx.AsyncClient] = []
 
     class Counted(httpx.AsyncClient):
@@ -44,8 +30,8 @@ def test_the_peers_client_is_made_at_start_not_by_a_request_and_closed_at_stop(s
 
     monkeypatch.setattr(httpx, "AsyncClient", Counted)
     monkeypatch.setattr(store, "worker", "w1")
-    monkeypatch.setenv("OFFICEWORLD_PEERS", f"w0=http://127.0.0.1:{peer.server_address[1]}")
-    try:
+    with serving(_Peer) as peer:
+        monkeypatch.setenv("OFFICEWORLD_PEERS", f"w0={peer}")
         with TestClient(build_app(store), base_url="http://127.0.0.1:8000", headers=CONTROL) as api:
             assert len(made) == 1   # the server has started; no request has asked the peers yet
             health = api.get("/health").json()
@@ -53,6 +39,3 @@ def test_the_peers_client_is_made_at_start_not_by_a_request_and_closed_at_stop(s
             assert api.get("/v1/episodes").status_code == 200
             assert len(made) == 1 and not made[0].is_closed   # the requests used it, and made none
         assert made[0].is_closed
-    finally:
-        peer.shutdown()
-        peer.server_close()
