@@ -20,6 +20,7 @@ episode, the internet) is aborted, so a browser agent sees no more than an MCP a
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import os
 import queue
 import shutil
@@ -141,6 +142,7 @@ class BrowserSession:
             context.set_default_timeout(TIMEOUT_MS)
             context.set_default_navigation_timeout(NAVIGATION_MS)
             context.route("**/*", self._guard)
+            context.add_init_script(_Navigations.LEAVING)
             page = self.page = context.new_page()
             page.goto(self.root + "/")
         return self.page
@@ -163,8 +165,9 @@ class BrowserSession:
             page = self._open(chromium)
             error = None
             try:
-                getattr(self, f"_{action}")(page, **arguments)
-                page.wait_for_load_state()
+                with _Navigations(page) as navigations:
+                    getattr(self, f"_{action}")(page, **arguments)
+                    navigations.wait()
             except TypeError as exc:
                 error = f"arguments: {exc}"
             except Exception as exc:  # Playwright's timeouts and bad refs: the agent reads them and tries again
@@ -241,6 +244,73 @@ class BrowserSession:
 
     def _wait_for(self, page, text: str, timeout_ms: int = TIMEOUT_MS) -> None:
         page.get_by_text(text).first.wait_for(timeout=min(timeout_ms, 30000))
+
+
+class _Navigations:
+    """The page load an action started, so that the action's observation shows where it led.
+
+    Playwright returns from a click (by coordinates above all) or a key press before the form it submitted has
+    navigated: the page still shows the form, the server may not have saved yet, and a screenshot taken as the new
+    page commits fails. Each document notes in ``window.__owLeaving`` that it started a navigation to another document
+    (the Navigation API's ``navigate`` event, ``LEAVING``); ``wait`` lets the page run what the action queued, and if
+    it is leaving (or a navigation request of the main frame has shown), waits for the new document to commit and
+    load. A navigation answered without a new page (a 204, a download) or refused by the episode's guard ends the
+    wait too."""
+
+    LEAVING = ("window.navigation && navigation.addEventListener('navigate', "
+               "e => { if (!e.destination.sameDocument) window.__owLeaving = true; });")
+    ANSWERED_S = 2.0   # a navigation answered this long ago without committing left no new page
+
+    def __init__(self, page):
+        self.page = page
+        self.committed = False
+        self.request = None                  # the latest navigation request of the main frame
+        self.answered: float | None = None   # when its answer came in
+        self.refused = False
+        self._listeners = {"request": self._request, "requestfinished": self._finished,
+                           "requestfailed": self._failed, "framenavigated": self._navigated}
+
+    def __enter__(self) -> "_Navigations":
+        for event, listener in self._listeners.items():
+            self.page.on(event, listener)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for event, listener in self._listeners.items():
+            self.page.remove_listener(event, listener)
+
+    def _request(self, request) -> None:
+        if request.is_navigation_request() and request.frame == self.page.main_frame:
+            self.request, self.answered, self.refused = request, None, False
+
+    def _finished(self, request) -> None:
+        if request is self.request:
+            self.answered = time.monotonic()
+
+    def _failed(self, request) -> None:
+        if request is self.request:
+            self.refused = True
+
+    def _navigated(self, frame) -> None:
+        if frame == self.page.main_frame:
+            self.committed = True
+
+    def wait(self) -> None:
+        try:   # two turns of the page's event loop: a form submitted by the action has started navigating by then
+            leaving = self.page.evaluate("new Promise(done => setTimeout(() => setTimeout(() => "
+                                         "done(window.__owLeaving === true), 0), 0))")
+        except Exception:   # the new document committed meanwhile
+            leaving = False
+        # It may also have answered from the new document before Playwright told of the commit: the request shows.
+        leaving = leaving or self.request is not None
+        deadline = time.monotonic() + NAVIGATION_MS / 1000
+        while leaving and not self.committed and not self.refused and time.monotonic() < deadline:
+            if self.answered is not None and time.monotonic() - self.answered > self.ANSWERED_S:
+                with contextlib.suppress(Exception):   # the page stays: its next action starts afresh
+                    self.page.evaluate("delete window.__owLeaving")
+                break
+            self.page.wait_for_timeout(20)   # Playwright delivers the page's events while it waits
+        self.page.wait_for_load_state()
 
 
 def _target(page, ref: str | None, **named):

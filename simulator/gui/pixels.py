@@ -79,14 +79,21 @@ class Render:
 
 def render(page, index: int, marks: bool) -> Render:
     """Screenshot ``page`` (with numbered marks drawn when ``marks``), and read what it showed."""
-    for attempt in range(5):   # a click that navigates may start loading the next page only now
+    for attempt in range(5):
         try:
             return _render(page, index, marks)
         except Exception as exc:
-            if "context was destroyed" not in str(exc) or attempt == 4:
+            if attempt == 4 or not any(sign in str(exc) for sign in _NAVIGATING):
                 raise
             page.wait_for_load_state()
+            page.wait_for_timeout(100 * (attempt + 1))
     raise AssertionError("unreachable")
+
+
+# What Chromium answers when a render meets a navigation that an action started but Playwright did not wait for
+# (a click by coordinates that submits a form): the page's scripts are gone, the new document has no frame to capture
+# yet, or the capture waits on the old document until it times out. Each passes once the new page has loaded.
+_NAVIGATING = ("context was destroyed", "Unable to capture screenshot", "Page.screenshot: Timeout")
 
 
 def _render(page, index: int, marks: bool) -> Render:
