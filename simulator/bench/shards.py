@@ -39,6 +39,9 @@ from simulator.store.episodes import worker_of
 
 KEPT = ("achieved_per_s", "calls", "p50_ms", "p99_ms", "errors", "dropped", "client_cpu_pct", "client_cpu_ms_per_call",
         "server_cpu_ms_per_call")
+# What each client process gives back: the server's CPU as seconds spent during its runs, made per call once the
+# processes' calls are added up (``_combined``).
+_PER_CLIENT = tuple(k for k in KEPT if k != "server_cpu_ms_per_call") + ("server_cpu_s",)
 
 
 @contextlib.contextmanager
@@ -114,8 +117,8 @@ async def _saturate(url: str, pid: int, token: str, world: str, episodes: int, s
     for agent in agents:
         tag = worker_of(agent.episode) or "w0"
         spread[tag] = spread.get(tag, 0) + 1
-    kept = [k for k in KEPT if k != "server_cpu_ms_per_call"] + ["server_cpu_s"]
-    return {"rest": {k: rest[k] for k in kept}, "mcp": {k: mcp[k] for k in kept}, "episodes_per_worker": spread}
+    return {"rest": {k: rest[k] for k in _PER_CLIENT}, "mcp": {k: mcp[k] for k in _PER_CLIENT},
+            "episodes_per_worker": spread}
 
 
 async def _measured(agents: list[Agent], call, seconds: float, pid: int) -> dict:

@@ -56,11 +56,8 @@ class Peers:
 
     def open(self) -> None:
         """Make the client the peers are asked with, in the server's loop when it starts (the lifespan of
-        ``build_app``), not on the first request that asks them. Made there, its long-lived allocations (1.2 MB
-        of them are the certificate store every ``httpx`` client loads) landed in whatever the heap had free:
-        in a worker whose first ``/health`` came right after a load's episodes were deleted, before the memory
-        release (``simulator.store.memory``), they were scattered over the freed pages, which no trim could
-        then give back: that worker stayed 23-25% above its start for good (its heap 125 MB against 104)."""
+        ``build_app``), not on the first request that asks them: what a server keeps for good is made at its start
+        (``simulator.store.memory`` says why and what it cost a worker)."""
         if self.urls and self._client is None:
             self._client = httpx.AsyncClient(timeout=TIMEOUT_S)
 
